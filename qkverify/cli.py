@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 from . import __version__
@@ -56,6 +57,11 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except Exception as err:  # a bug, not bad input: one line unless debugging
+        if os.environ.get("QKVERIFY_DEBUG"):
+            raise
+        sys.stderr.write(f"qkverify: internal error: {err.__class__.__name__}: {err} (set QKVERIFY_DEBUG=1 for a traceback)\n")
+        return 70
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -246,7 +246,7 @@ def compute_profile(
         for j in js:
             x = _value(val, A[j]) if A[j] else arb(0)
             y = _value(val, B[j], True) if B[j] else arb(0)
-            s += (x - y) ** 2
+            s += (x - y) * (x - y)
         return s
 
     def F_c(val):

@@ -25,9 +25,11 @@ from ..exact.rational import read_input_file, rows_to_fmpq_mat
 
 @dataclass(frozen=True)
 class MatrixInput:
-    """A square rational matrix L (N x N, exact)."""
+    """A square rational matrix L (N x N, exact); ``n`` is an optional head
+    dimension (Lemma 3 takes L with rank L ≤ n)."""
 
     L: fmpq_mat
+    n: int | None = None
     source: dict = field(default_factory=dict, compare=False)
 
     @property
@@ -35,7 +37,10 @@ class MatrixInput:
         return self.L.nrows()
 
     def to_json(self) -> dict:
-        return {"L": to_str_rows(self.L)}
+        out = {"kind": "matrix", "L": to_str_rows(self.L)}
+        if self.n is not None:
+            out["n"] = self.n
+        return out
 
 
 @dataclass(frozen=True)
@@ -60,7 +65,7 @@ class HeadInput:
         return self.W_K.transpose() * self.W_Q
 
     def to_json(self) -> dict:
-        return {"W_Q": to_str_rows(self.W_Q), "W_K": to_str_rows(self.W_K)}
+        return {"kind": "head", "W_Q": to_str_rows(self.W_Q), "W_K": to_str_rows(self.W_K)}
 
 
 @dataclass(frozen=True)
@@ -76,7 +81,7 @@ class OrthoInput:
         return self.L.nrows()
 
     def to_json(self) -> dict:
-        return {"L": to_str_rows(self.L), "U": to_str_rows(self.U)}
+        return {"kind": "orthogonal", "L": to_str_rows(self.L), "U": to_str_rows(self.U)}
 
 
 def _mat(doc: Any, key: str, square: bool) -> fmpq_mat:
@@ -109,7 +114,15 @@ def input_from_document(doc: Any, kind: str | None = None, where: str = "input")
                 raise QKInputError(f"{where}: U is {U.nrows()}x{U.nrows()} but L is {L.nrows()}x{L.nrows()}")
             obj = OrthoInput(L, U)
         elif "L" in keys:
-            obj = MatrixInput(_mat(doc["L"], f"{where}: L", True))
+            n = doc.get("n")
+            if n is not None:
+                try:
+                    n = int(str(n))
+                except ValueError:
+                    raise QKInputError(f"{where}: n must be a positive integer, got {n!r}") from None
+                if n < 1:
+                    raise QKInputError(f"{where}: n must be a positive integer, got {n}")
+            obj = MatrixInput(_mat(doc["L"], f"{where}: L", True), n)
         elif "S" in keys:
             S = _mat(doc["S"], f"{where}: S", True)
             if not is_symmetric(S):
@@ -125,8 +138,12 @@ def input_from_document(doc: Any, kind: str | None = None, where: str = "input")
         raise QKInputError(f"{where}: this claim needs a head {{\"W_Q\": …, \"W_K\": …}}")
     if kind == "orthogonal" and not isinstance(obj, OrthoInput):
         raise QKInputError(f"{where}: this claim needs {{\"L\": …, \"U\": …}} with U orthogonal")
+    if kind == "matrix_n" and isinstance(obj, HeadInput):
+        obj = MatrixInput(obj.L, obj.n)
+    if kind == "matrix_n" and isinstance(obj, MatrixInput) and obj.n is None:
+        raise QKInputError(f"{where}: this claim needs a head dimension: give {{\"L\": …, \"n\": k}} or a head {{\"W_Q\": …, \"W_K\": …}}")
     if kind in ("matrix", "symmetric") and isinstance(obj, HeadInput):
-        obj = MatrixInput(obj.L, {"from_head": True})
+        obj = MatrixInput(obj.L)
     if kind in ("matrix", "symmetric") and isinstance(obj, OrthoInput):
         obj = MatrixInput(obj.L)
     return obj

@@ -1,0 +1,67 @@
+"""The audit: every registered claim on the built-in suite, certificates for
+every checkable (claim, input) pair, the lean_map cross-check, and the
+default model's heads when the heads module is available.
+
+Source statements: every claim in :mod:`qkverify.claims` (SPEC.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import certificates
+from .claims.registry import all_claims
+from .errors import HypothesisFailed, QKInputError
+from .suite import adapt, cases, fits
+
+
+@dataclass
+class AuditRow:
+    claim: str
+    label: str
+    case: str
+    verdict: str          # holds / fails / undecided / skipped / rejected
+    evidence: str
+    note: str
+    certificate: str | None
+
+
+def run_suite(out_dir: Path, force: bool = False, write: bool = True) -> list[AuditRow]:
+    """Run every claim on every fitting suite case.  Cases whose hypotheses
+    fail are listed as ``skipped`` (with the failing hypothesis); L = 0 is
+    ``rejected`` by claims that need L ≠ 0.  Certificates go to
+    ``out_dir/<claim id>/<case>.json`` (atomic, not overwritten silently)."""
+    rows: list[AuditRow] = []
+    for claim in all_claims():
+        kind = claim.input_kind
+        for name, inp in cases():
+            if not fits(kind, inp):
+                continue
+            inp2 = adapt(kind, inp)
+            bad = claim.failed_hypotheses(inp2)
+            if bad:
+                h = bad[0]
+                verdict = "rejected" if h.name == "L_ne_zero" else "skipped"
+                note = f"hypothesis {h.name} ({h.text}) fails" + (": L = 0 has no profile" if h.name == "L_ne_zero" else "")
+                rows.append(AuditRow(claim.id, claim.label, name, verdict, "-", note, None))
+                continue
+            res = claim.check(inp2)
+            path = None
+            if write:
+                cert = certificates.build(claim, inp2.to_json(), res, name=name)
+                path = out_dir / claim.id / f"{name}.json"
+                certificates.write(cert, path, force=force)
+            rows.append(AuditRow(claim.id, claim.label, name, res.verdict, res.evidence, res.reason[:120],
+                                 str(path) if path else None))
+    return rows
+
+
+def lean_map_problems() -> list[str]:
+    """Registered claims without a lean_map entry and the reverse, plus
+    hypothesis-name / label / declaration mismatches (qkverify.leanmap)."""
+    from . import leanmap
+
+    entries = leanmap.load_lean_map()
+    claims = all_claims()
+    return leanmap.consistency({c.id for c in claims}, entries) + leanmap.registry_problems(claims, entries)

@@ -1,0 +1,171 @@
+"""Certificate files: JSON validated by ``schema/certificate.schema.json``.
+
+A certificate records the exact input (``"p/q"`` strings, or the SHA-256 of a
+weights file plus tensor names and slices), the claim and its Lean
+declarations, the padding convention, the verdict, the evidence level, and a
+list of witnesses that ``qkverify verify`` re-checks without the producer
+code.  Files are canonical JSON (sorted keys, fixed indentation, no
+timestamps): the same input gives byte-identical files.  Writes are atomic
+(temporary file + rename) and never replace a different existing file unless
+``force`` is given.
+
+Witness kinds (field ``kind``; ``matrix`` names a matrix the verifier derives
+from the input, see DERIVED_MATRICES):
+
+* ``inertia_charpoly``: ``matrix``, ``scale`` D, ``charpoly`` (ascending
+  integer coefficients of charpoly(D·X)), ``sign_changes_pos``,
+  ``sign_changes_neg``, ``zero_multiplicity``, and ``inertia`` {n_pos, n_neg, n_zero}
+* ``inertia_ldlt``: ``matrix``, ``perm``, ``L`` (strictly lower rows), ``D``
+  blocks, ``inertia``
+* ``rank``: ``matrix``, ``scale``, ``rank``, ``minor_rows``, ``minor_cols``,
+  ``prime``, ``minor_mod_p``, ``left_kernel``, ``kernel_cols``, ``kernel_minor_mod_p``
+* ``eigenvalues``: ``matrix``, ``scale`` D, list ``roots`` of {``poly``,
+  ``root_index``, ``interval``, ``multiplicity``} (roots of charpoly(D·X))
+* ``profile``: exact/interval values of a, b, c, d; ``alpha``/``beta`` as
+  indices into the eigenvalue witness; ``order`` (sign of α_j − β_j)
+* ``fiber_decomposition``: ``face`` ("c" or "d"), ``exact`` true with ``H``,
+  ``P`` rational rows, or false with interval matrices
+* ``identity``: named exact values (``"p/q"``) and the equalities that
+  relate them, e.g. ‖L‖² = ‖S‖² + ‖T‖²
+* ``counterexample``: the failing exact evaluation (search/probes)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import tempfile
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from .errors import CertificateExists, QKInputError
+
+FORMAT = "qkverify-certificate/1"
+SCHEMA_PATH = Path(__file__).with_name("schema") / "certificate.schema.json"
+
+#: matrices a witness may name; the verifier derives them from the input
+DERIVED_MATRICES = {
+    "L": "the matrix input, or W_Kᵀ W_Q for a head",
+    "S": "sym_part(L) = (L + Lᵀ)/2",
+    "T": "skew_part(L) = (L − Lᵀ)/2",
+    "M": "stacked map [W_K; W_Q] (2n x N)",
+    "G": "M Mᵀ (2n x 2n)",
+    "half_JG": "½ J G with J = [[0, I_n], [I_n, 0]]",
+    "gram_in_basis": "Bᵀ S B for the basis B given inline in the witness (``basis``)",
+    "UtLU": "Uᵀ L U for the orthogonal U of the input",
+    "inline": "the matrix given inline in the witness (``rows``)",
+}
+
+_DEPS = ("python-flint", "sympy", "mpmath", "numpy", "jsonschema", "hypothesis")
+
+
+def tool_versions() -> dict[str, str]:
+    """Versions of qkverify and its dependencies (recorded in certificates)."""
+    from . import __version__
+
+    out = {"qkverify": __version__, "python": platform.python_version()}
+    for d in _DEPS:
+        try:
+            out[d] = metadata.version(d)
+        except metadata.PackageNotFoundError:
+            out[d] = "not installed"
+    return out
+
+
+def load_schema() -> dict:
+    return json.loads(SCHEMA_PATH.read_text())
+
+
+def validate(cert: dict) -> None:
+    """Validate against the shipped JSON Schema; QKInputError with the first
+    violation's path and message."""
+    import jsonschema
+
+    v = jsonschema.Draft202012Validator(load_schema())
+    errs = sorted(v.iter_errors(cert), key=lambda e: list(e.absolute_path))
+    if errs:
+        e = errs[0]
+        where = "/".join(str(p) for p in e.absolute_path) or "(top level)"
+        raise QKInputError(f"certificate schema violation at {where}: {e.message}")
+
+
+def build(
+    claim,
+    input_json: dict,
+    result,
+    name: str | None = None,
+) -> dict:
+    """Assemble a certificate dict from a Claim, the input's JSON form
+    (``MatrixInput.to_json()`` etc., plus ``kind``) and a Result."""
+    cert: dict[str, Any] = {
+        "format": FORMAT,
+        "claim": {
+            "id": claim.id,
+            "label": claim.label,
+            "lean_decls": list(claim.lean_decls),
+        },
+        "input": input_json,
+        "convention": result.convention,
+        "verdict": result.verdict,
+        "evidence": result.evidence,
+        "reason": result.reason,
+        "values": result.values,
+        "witnesses": result.witness.get("witnesses", []) if isinstance(result.witness, dict) else [],
+        "tool": tool_versions(),
+    }
+    if name:
+        cert["name"] = name
+    return cert
+
+
+def canonical_bytes(cert: dict) -> bytes:
+    return (json.dumps(cert, sort_keys=True, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def write(cert: dict, path: str | Path, force: bool = False, check_schema: bool = True) -> str:
+    """Write ``cert`` atomically at ``path``.
+
+    Returns ``"written"``, ``"unchanged"`` (identical file already there) or
+    ``"replaced"`` (different file, ``force``).  Raises CertificateExists
+    when a different certificate exists and ``force`` is False.
+    """
+    if check_schema:
+        validate(cert)
+    data = canonical_bytes(cert)
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    status = "written"
+    if p.exists():
+        if p.read_bytes() == data:
+            return "unchanged"
+        if not force:
+            raise CertificateExists(f"{p}: a different certificate exists; use --force to replace it")
+        status = "replaced"
+    fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=f".{p.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, p)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return status
+
+
+def input_digest(input_json: dict) -> str:
+    """Short stable name for an input: first 16 hex digits of its SHA-256."""
+    return hashlib.sha256(json.dumps(input_json, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def file_sha256(path: str | Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()

@@ -1,0 +1,58 @@
+"""`qkverify audit`: every claim on the built-in suite (and the default
+model's heads), certificates written, summary table printed.  Exit 0 only
+when no claim fails and the lean_map is consistent with the registry."""
+
+from __future__ import annotations
+
+import importlib
+from collections import Counter
+from pathlib import Path
+
+from ..audit import lean_map_problems, run_suite
+from ._util import table
+
+NAME = "audit"
+HELP = "run every registered claim on the built-in suite (and the default model), write certificates"
+
+
+def add_arguments(p) -> None:
+    p.add_argument("--out", default="certificates", help="certificate directory (default: certificates/)")
+    p.add_argument("--force", action="store_true", help="replace different existing certificates")
+    p.add_argument("--no-model", action="store_true", help="skip the default real model's heads")
+    p.add_argument("--jobs", type=int, default=2, help="processes for the model's heads (default 2)")
+
+
+def _model_audit(out: Path, force: bool, jobs: int) -> tuple[bool, str]:
+    """Certify the default model's heads via qkverify.heads, when present."""
+    try:
+        heads = importlib.import_module("qkverify.heads")
+    except ModuleNotFoundError:
+        return True, "default model: heads module not installed (skipped)"
+    fn = getattr(heads, "audit_default_model", None)
+    if fn is None:
+        return True, "default model: no audit entry point yet (skipped)"
+    return fn(out_dir=out / "heads", force=force, jobs=jobs)
+
+
+def run(args) -> int:
+    out = Path(args.out)
+    rows = run_suite(out, force=args.force)
+    body = [[r.claim, r.label, r.case, r.verdict, r.evidence, r.note[:70]] for r in rows]
+    print(table(body, ["claim", "label", "case", "verdict", "evidence", "note"]))
+    counts = Counter(r.verdict for r in rows)
+    print()
+    print("summary: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+          + f"; {sum(1 for r in rows if r.certificate)} certificates in {out}/")
+    problems = lean_map_problems()
+    if problems:
+        print(f"lean_map: {len(problems)} problem(s):")
+        for p in problems:
+            print("  " + p)
+    else:
+        print("lean_map: every registered claim has an entry and every checker is registered")
+    ok_model = True
+    if not args.no_model:
+        ok_model, msg = _model_audit(out, args.force, args.jobs)
+        print(msg)
+    failed = counts.get("fails", 0)
+    return 0 if failed == 0 and not problems and ok_model else 1

@@ -1,0 +1,45 @@
+"""`qkverify check CLAIM --input FILE`: evaluate one claim on one input and
+write its certificate.  Exit 0 holds, 1 fails, 3 undecided, 2 bad input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .. import certificates
+from ..claims.inputs import load_input
+from ..claims.registry import get
+from ._util import print_json
+
+NAME = "check"
+HELP = "check one claim (Lean id or blueprint label) on an input file and write a certificate"
+
+EXIT = {"holds": 0, "fails": 1, "undecided": 3}
+
+
+def add_arguments(p) -> None:
+    p.add_argument("claim", help="Lean id (e.g. profile_rank_one) or label (e.g. 'Theorem 3')")
+    p.add_argument("--input", required=True, help="input file (JSON or .npy)")
+    p.add_argument("--out", help="certificate path (default certificates/<claim>/<input digest>.json)")
+    p.add_argument("--force", action="store_true", help="replace a different existing certificate")
+    p.add_argument("--no-cert", action="store_true", help="do not write a certificate")
+    p.add_argument("--json", action="store_true")
+
+
+def run(args) -> int:
+    claim = get(args.claim)
+    inp = load_input(args.input, claim.input_kind)
+    res = claim.check(inp)
+    ij = inp.to_json()
+    cert = certificates.build(claim, ij, res)
+    path = None
+    if not args.no_cert:
+        path = Path(args.out) if args.out else Path("certificates") / claim.id / f"check_{certificates.input_digest(ij)}.json"
+        status = certificates.write(cert, path, force=args.force)
+    if args.json:
+        print_json({"claim": claim.id, "label": claim.label, "verdict": res.verdict, "evidence": res.evidence,
+                    "reason": res.reason, "values": res.values, "certificate": str(path) if path else None})
+    else:
+        print(f"{claim.id} ({claim.label}): {res.verdict} [{res.evidence}]" + (f" — {res.reason}" if res.reason else ""))
+        if path:
+            print(f"certificate: {path} ({status})")
+    return EXIT[res.verdict]

@@ -1,0 +1,97 @@
+"""The built-in audit suite: hand-made exact inputs covering every face and
+vertex fiber of the simplex, exact ties, rank one, antisymmetric, indefinite,
+N = 1, nondegenerate and degenerate heads, and orthogonal conjugations.
+
+Each case is (name, input); the audit runs every registered claim whose
+input kind fits and whose hypotheses hold.  ``L = 0`` is included on
+purpose: the audit must reject it with a clear message.
+"""
+
+from __future__ import annotations
+
+import random
+
+from flint import fmpq, fmpq_mat
+
+from .claims.inputs import HeadInput, MatrixInput, OrthoInput
+from .exact.matrix import cayley_orthogonal, random_antisymmetric
+
+
+def _m(rows) -> fmpq_mat:
+    return fmpq_mat([[fmpq(x) if not isinstance(x, str) else fmpq(*map(int, x.split("/"))) for x in r] for r in rows])
+
+
+MATRICES = {
+    # name: (rows, n for Lemma 3 or None)
+    "nilpotent_e12": ([[0, 1], [0, 0]], 1),                       # (1/2, 1/2, 0, 0), rank one
+    "sqrt2_tie": ([[1, 1], [1, -1]], 2),                           # (0, 1, 0, 0): α = β = √2, vertex b = 1
+    "diag_2_m1": ([[2, 0], [0, -1]], 2),                           # (0, 4/5, 1/5, 0)
+    "rank_one_3_4_5": ([["3/5", "4/5"], [0, 0]], 1),                # (8/25, 8/25, 9/25, 0)
+    "irrational_1234": ([[1, 2], [3, 4]], 2),                      # (1/60, 3/20, 5/6, 0), face d = 0
+    "face_a0_indefinite": ([[1, 2], [2, -3]], 2),                  # symmetric: a = 0
+    "vertex_a1_antisymmetric": ([[0, 1, 2], [-1, 0, 3], [-2, -3, 0]], 3),
+    "face_b0_positive_definite": ([[2, 1], [0, 1]], 2),            # S ≻ 0, not symmetric
+    "vertex_c1_psd": ([[2, 1], [1, 2]], 2),
+    "vertex_d1_nsd": ([[-1, 0], [0, -3]], 2),
+    "face_c0_rational": ([[1, 1, 0], [-1, -2, 0], [0, 0, 0]], 3),  # β ≥ α, with skew part
+    "face_d0_eigenspace_split": ([[1, 2, 0], [2, 1, 0], [0, 0, 3]], 3),  # α = (3,3), β = (1,0)
+    "interior_3x3": ([[1, 2, 0], [3, 4, 1], [0, 5, -2]], 3),
+    "mixed_order_4x4": ([[3, 0, 0, 0], [0, 1, 0, 0], [0, 0, -2, 0], [0, 0, 0, -2]], 4),  # α=(3,1), β=(2,2): c,d > 0
+    "N1_positive": ([[3]], 1),                                      # (0, 0, 1, 0)
+    "N1_negative": ([["-2/7"]], 1),                                 # (0, 0, 0, 1)
+    "rank_one_negative_trace": ([[-1, -2], [-2, -4]], 1),          # t = −1: (0, 0, 0, 1)
+    "zero_matrix": ([[0, 0], [0, 0]], 1),                           # rejected: no profile
+}
+
+
+def _heads() -> dict[str, HeadInput]:
+    return {
+        # N = 5, n = 2, M of full rank 4: signature (2, 2, 1)
+        "head_nondegenerate_N5_n2": HeadInput(_m([[1, 0, 2, 0, 1], [0, 1, 0, 1, 3]]), _m([[1, 1, 0, 0, 0], [0, 0, 1, -1, 2]])),
+        # N = 4 = 2n: signature (2, 2, 0)
+        "head_square_N4_n2": HeadInput(_m([[1, 0, 0, 0], [0, 1, 0, 0]]), _m([[0, 0, 1, 0], ["1/2", 0, 0, 1]])),
+        # n = 1, N = 3
+        "head_n1_N3": HeadInput(_m([[1, 2, 0]]), _m([[0, 1, -1]])),
+        # degenerate: W_Q = W_K, so rank M = n < 2n; S = W_QᵀW_Q ⪰ 0
+        "head_degenerate_tied": HeadInput(_m([[1, 0, 1], [0, 1, 1]]), _m([[1, 0, 1], [0, 1, 1]])),
+    }
+
+
+def _ortho() -> dict[str, OrthoInput]:
+    rng = random.Random(20260601)
+    out = {}
+    for name, (rows, _) in MATRICES.items():
+        if name in ("interior_3x3", "sqrt2_tie", "face_d0_eigenspace_split"):
+            L = _m(rows)
+            U = cayley_orthogonal(random_antisymmetric(rng, L.nrows()))
+            out[f"conj_{name}"] = OrthoInput(L, U)
+    return out
+
+
+def cases() -> list[tuple[str, object]]:
+    """All suite inputs as (name, input)."""
+    out: list[tuple[str, object]] = []
+    for name, (rows, n) in MATRICES.items():
+        out.append((name, MatrixInput(_m(rows), n)))
+    out.extend(_heads().items())
+    out.extend(_ortho().items())
+    return out
+
+
+def fits(kind: str, inp) -> bool:
+    """Does the input fit a claim's input kind?"""
+    if kind in ("matrix", "symmetric"):
+        return isinstance(inp, MatrixInput)
+    if kind == "matrix_n":
+        return isinstance(inp, MatrixInput) and inp.n is not None or isinstance(inp, HeadInput)
+    if kind == "head":
+        return isinstance(inp, HeadInput)
+    if kind == "orthogonal":
+        return isinstance(inp, OrthoInput)
+    return False
+
+
+def adapt(kind: str, inp):
+    if kind == "matrix_n" and isinstance(inp, HeadInput):
+        return MatrixInput(inp.L, inp.n)
+    return inp
