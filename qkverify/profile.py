@@ -231,6 +231,10 @@ def compute_profile(
     alpha = [a.value if a else ZERO for a in A]
     beta = [(-b.value) if b else ZERO for b in B]
     order = [alpha[j].cmp(beta[j]) for j in range(m)]
+    # report eigenvalues of S itself (the roots above belong to D·S)
+    inv_d = fmpq(1, sd.D)
+    alpha = [x.scale(inv_d) if not x.is_rational or x.rational != 0 else x for x in alpha]
+    beta = [x.scale(inv_d) if not x.is_rational or x.rational != 0 else x for x in beta]
     both = [j for j in range(m) if A[j] is not None and B[j] is not None]
     Jp = [j for j in range(m) if order[j] > 0]
     Jm = [j for j in range(m) if order[j] < 0]

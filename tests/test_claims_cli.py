@@ -1,0 +1,175 @@
+"""Claims, certificates and the CLI as a user runs them."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from flint import fmpq, fmpq_mat
+
+from qkverify import certificates
+from qkverify.claims.inputs import HeadInput, MatrixInput
+from qkverify.claims.registry import all_claims, get
+from qkverify.cli import main
+from qkverify.errors import HypothesisFailed, QKInputError
+
+
+def run_cli(*args, cwd=None):
+    r = subprocess.run([sys.executable, "-m", "qkverify", *args], capture_output=True, text=True, cwd=cwd)
+    return r.returncode, r.stdout, r.stderr
+
+
+def test_registry_ids_and_labels():
+    ids = {c.id for c in all_claims()}
+    for need in ("heads_have_balanced_attention", "profile_rank_one", "profile_sum_eq_one", "rank_balance",
+                 "GramForm.charpoly_roots_filter_ne_zero", "profile_scale", "profile_conj"):
+        assert need in ids
+    assert get("Theorem 3").id == "heads_have_balanced_attention"
+    assert get("thm 4").id == "profile_sum_eq_one"
+    assert get("Appendices.MainText.rank_balance").id == "rank_balance"
+    with pytest.raises(QKInputError, match="unknown claim"):
+        get("Theorem 99")
+
+
+def test_theorem3_signature_and_degenerate():
+    WQ = fmpq_mat([[1, 0, 2, 0, 1], [0, 1, 0, 1, 3]])
+    WK = fmpq_mat([[1, 1, 0, 0, 0], [0, 0, 1, -1, 2]])
+    r = get("Theorem 3").check(HeadInput(WQ, WK))
+    assert r.verdict == "holds" and r.values["signature"] == {"n_pos": 2, "n_neg": 2, "n_zero": 1}
+    assert r.values["signature_random_basis"] == {"n_pos": 2, "n_neg": 2, "n_zero": 1}
+    tied = HeadInput(fmpq_mat([[1, 0, 1]]), fmpq_mat([[1, 0, 1]]))
+    with pytest.raises(HypothesisFailed, match="stacked_surjective"):
+        get("Theorem 3").check(tied)
+    # without surjectivity the conclusion fails: W_Q = W_K gives S ⪰ 0, signature (1, 0, 2)
+    assert get("Theorem 3").conclusion(tied).verdict == "fails"
+
+
+def test_lemma10_needs_surjectivity():
+    tied = HeadInput(fmpq_mat([[1, 0, 1]]), fmpq_mat([[1, 0, 1]]))
+    r = get("Lemma 10").conclusion(tied)
+    assert r.verdict == "fails"
+    assert r.values["checks"]["½JG invertible (no zero in its spectrum)"] is False
+    assert r.values["checks"]["S = ½MᵀJM"] is True  # holds without the hypothesis
+
+
+def test_theorem4_zero_matrix_under_lean_convention():
+    r = get("profile_sum_eq_one").conclusion(MatrixInput(fmpq_mat([[0, 0], [0, 0]])))
+    assert r.verdict == "fails" and "sum is 0" in r.reason
+
+
+def test_theorem4_decomposition_exact_witness():
+    r = get("Theorem 4").check(MatrixInput(fmpq_mat([[1, 2, 0], [2, 1, 0], [0, 0, 3]])))
+    assert r.verdict == "holds" and r.evidence == "exact"
+    dec = [w for w in r.witness["witnesses"] if w["kind"] == "fiber_decomposition"]
+    assert dec and dec[0]["face"] == "d" and dec[0]["exact"]
+    H = fmpq_mat([[fmpq(*map(int, x.split("/"))) if "/" in x else fmpq(int(x)) for x in row] for row in dec[0]["H"]])
+    P = fmpq_mat([[fmpq(*map(int, x.split("/"))) if "/" in x else fmpq(int(x)) for x in row] for row in dec[0]["P"]])
+    S = fmpq_mat([[1, 2, 0], [2, 1, 0], [0, 0, 3]])
+    assert H + P == S and H * P == P * H
+    # ‖P‖² = c‖L‖²: α = (3,3), β = (1,0) → (3−1)² + 3² = 13
+    assert sum((x * x for x in P.entries()), fmpq(0)) == 13
+
+
+def test_prop4_n1_exception():
+    r = get("profile_rank_one").conclusion(MatrixInput(fmpq_mat([[3]])))
+    assert r.verdict == "fails"
+    r2 = get("profile_rank_one").check(MatrixInput(fmpq_mat([[fmpq(3, 5), fmpq(4, 5)], [0, 0]])))
+    assert r2.verdict == "holds" and r2.values["predicted"] == ["8/25", "8/25", "9/25", "0"]
+
+
+def test_lemma3_fails_when_rank_exceeds_n():
+    r = get("rank_balance").conclusion(MatrixInput(fmpq_mat([[1, 0], [0, 1]]), 1))
+    assert r.verdict == "fails"
+
+
+def test_certificate_atomic_identical_and_no_silent_overwrite(tmp_path):
+    c = get("profile")
+    inp = MatrixInput(fmpq_mat([[1, 2], [3, 4]]))
+    cert = certificates.build(c, inp.to_json(), c.check(inp))
+    p = tmp_path / "c.json"
+    assert certificates.write(cert, p) == "written"
+    b1 = p.read_bytes()
+    cert2 = certificates.build(c, inp.to_json(), c.check(inp))
+    assert certificates.write(cert2, p) == "unchanged" and p.read_bytes() == b1
+    other = certificates.build(c, MatrixInput(fmpq_mat([[1, 0], [0, 2]])).to_json(),
+                               c.check(MatrixInput(fmpq_mat([[1, 0], [0, 2]]))))
+    with pytest.raises(QKInputError, match="--force"):
+        certificates.write(other, p)
+    assert p.read_bytes() == b1
+    assert certificates.write(other, p, force=True) == "replaced"
+    assert not list(tmp_path.glob(".*tmp"))
+
+
+def test_schema_rejects_bad_verdict():
+    c = get("symPart")
+    inp = MatrixInput(fmpq_mat([[1, 2], [3, 4]]))
+    cert = certificates.build(c, inp.to_json(), c.check(inp))
+    cert["verdict"] = "probably"
+    with pytest.raises(QKInputError, match="schema"):
+        certificates.validate(cert)
+
+
+def test_cli_profile_json(tmp_path):
+    f = tmp_path / "l.json"
+    f.write_text("[[1,2],[3,4]]")
+    code, out, err = run_cli("profile", str(f), "--json")
+    assert code == 0, err
+    d = json.loads(out)
+    assert [d[k]["exact"] for k in "abcd"] == ["1/60", "3/20", "5/6", "0"]
+    assert d["fibers"]["d=0"] is True and d["fibers"]["c=0"] is False
+    assert len(d["alpha"]) == 1 and d["alpha"][0]["algebraic"]["poly"] == ["-9", "-20", "4"]
+
+
+def test_cli_signature_head(tmp_path):
+    f = tmp_path / "h.json"
+    f.write_text(json.dumps({"W_Q": [[1, 0, 2, 0, 1], [0, 1, 0, 1, 3]], "W_K": [[1, 1, 0, 0, 0], [0, 0, 1, -1, 2]]}))
+    code, out, err = run_cli("signature", str(f), "--json")
+    assert code == 0, err
+    assert json.loads(out)["n_pos"] == 2 and json.loads(out)["n_zero"] == 1
+
+
+@pytest.mark.parametrize(
+    "content,needle",
+    [
+        ("[[1, NaN],[0,1]]", "NaN is not a rational"),
+        ("[[1,2],[3]]", "ragged rows"),
+        ("[[1,2,3],[4,5,6]]", "must be square"),
+        ("[]", "non-empty"),
+        ("[[0,0],[0,0]]", "L = 0 has no profile"),
+        ("{not json", "not valid JSON"),
+        ('[["1/0", 1],[0,1]]', "zero denominator"),
+    ],
+)
+def test_cli_bad_input_exit2_one_line(tmp_path, content, needle):
+    f = tmp_path / "bad.json"
+    f.write_text(content)
+    code, out, err = run_cli("profile", str(f))
+    assert code == 2
+    assert needle in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_cli_check_writes_certificate_and_exit_codes(tmp_path):
+    f = tmp_path / "h.json"
+    f.write_text(json.dumps({"W_Q": [[1, 0, 1]], "W_K": [[1, 0, 1]]}))
+    code, out, err = run_cli("check", "Theorem 3", "--input", str(f), cwd=tmp_path)
+    assert code == 2 and "stacked_surjective" in err
+    g = tmp_path / "l.json"
+    g.write_text("[[1,2],[3,4]]")
+    code, out, err = run_cli("check", "Theorem 4", "--input", str(g), "--out", str(tmp_path / "t4.json"))
+    assert code == 0, err
+    cert = json.loads((tmp_path / "t4.json").read_text())
+    assert cert["verdict"] == "holds" and cert["claim"]["id"] == "profile_sum_eq_one"
+    assert cert["input"]["L"] == [["1", "2"], ["3", "4"]]
+
+
+def test_audit_suite_no_failures(tmp_path):
+    from qkverify.audit import lean_map_problems, run_suite
+
+    rows = run_suite(tmp_path)
+    assert not [r for r in rows if r.verdict == "fails"]
+    assert [r for r in rows if r.case == "zero_matrix" and r.verdict == "rejected"]
+    checked = {r.claim for r in rows if r.verdict == "holds"}
+    assert {c.id for c in all_claims() if c.input_kind in ("matrix", "matrix_n", "head", "orthogonal")} <= checked
+    n_cert = len(list(tmp_path.rglob("*.json")))
+    assert n_cert == sum(1 for r in rows if r.certificate)
