@@ -25,6 +25,7 @@ class AuditRow:
     evidence: str
     note: str
     certificate: str | None
+    write_status: str = ""
 
 
 def run_suite(out_dir: Path, force: bool = False, write: bool = True) -> list[AuditRow]:
@@ -48,12 +49,13 @@ def run_suite(out_dir: Path, force: bool = False, write: bool = True) -> list[Au
                 continue
             res = claim.check(inp2)
             path = None
+            status = ""
             if write:
                 cert = certificates.build(claim, inp2.to_json(), res, name=name)
                 path = out_dir / claim.id / f"{name}.json"
-                certificates.write(cert, path, force=force)
+                status = certificates.write(cert, path, force=force)
             rows.append(AuditRow(claim.id, claim.label, name, res.verdict, res.evidence, res.reason[:120],
-                                 str(path) if path else None))
+                                 str(path) if path else None, status))
     return rows
 
 

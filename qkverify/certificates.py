@@ -139,11 +139,16 @@ def write(cert: dict, path: str | Path, force: bool = False, check_schema: bool 
     p.parent.mkdir(parents=True, exist_ok=True)
     status = "written"
     if p.exists():
-        if p.read_bytes() == data:
+        old = p.read_bytes()
+        if old == data:
             return "unchanged"
+        if not force and _differs_only_in_tool(old, cert):
+            force = True  # same mathematics, newer dependency versions: reported, not silent
+            status = "tool versions updated"
         if not force:
             raise CertificateExists(f"{p}: a different certificate exists; use --force to replace it")
-        status = "replaced"
+        if status == "written":
+            status = "replaced"
     fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=f".{p.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as fh:
@@ -156,6 +161,18 @@ def write(cert: dict, path: str | Path, force: bool = False, check_schema: bool 
             os.unlink(tmp)
         raise
     return status
+
+
+def _differs_only_in_tool(old: bytes, cert: dict) -> bool:
+    try:
+        prev = json.loads(old)
+    except ValueError:
+        return False
+    if not isinstance(prev, dict):
+        return False
+    a = {k: v for k, v in prev.items() if k != "tool"}
+    b = {k: v for k, v in cert.items() if k != "tool"}
+    return a == b
 
 
 def input_digest(input_json: dict) -> str:

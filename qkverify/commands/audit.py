@@ -43,6 +43,8 @@ def run(args) -> int:
     print()
     print("summary: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
           + f"; {sum(1 for r in rows if r.certificate)} certificates in {out}/")
+    ws = Counter(r.write_status for r in rows if r.write_status)
+    print("certificates: " + ", ".join(f"{k} {v}" for k, v in sorted(ws.items())))
     problems = lean_map_problems()
     if problems:
         print(f"lean_map: {len(problems)} problem(s):")
