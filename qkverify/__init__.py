@@ -10,4 +10,11 @@ Layers (bottom to top):
 * :mod:`qkverify.cli` -- a thin command-line layer.
 """
 
+import sys as _sys
+
 __version__ = "0.1.0"
+
+# Exact certificates print integers of any size (Python 3.11 caps int<->str
+# conversion at 4300 digits by default).
+if hasattr(_sys, "set_int_max_str_digits"):
+    _sys.set_int_max_str_digits(0)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from . import certificates
 from .claims.registry import all_claims
-from .errors import HypothesisFailed, QKInputError
+from .errors import CertificateExists
 from .suite import adapt, cases, fits
 
 
@@ -44,7 +44,9 @@ def run_suite(out_dir: Path, force: bool = False, write: bool = True) -> list[Au
             if bad:
                 h = bad[0]
                 verdict = "rejected" if h.name == "L_ne_zero" else "skipped"
-                note = f"hypothesis {h.name} ({h.text}) fails" + (": L = 0 has no profile" if h.name == "L_ne_zero" else "")
+                note = f"hypothesis {h.name} ({h.text}) fails"
+                if h.name == "L_ne_zero" and "profile" in claim.id:
+                    note += ": L = 0 has no profile"
                 rows.append(AuditRow(claim.id, claim.label, name, verdict, "-", note, None))
                 continue
             res = claim.check(inp2)
@@ -53,7 +55,10 @@ def run_suite(out_dir: Path, force: bool = False, write: bool = True) -> list[Au
             if write:
                 cert = certificates.build(claim, inp2.to_json(), res, name=name)
                 path = out_dir / claim.id / f"{name}.json"
-                status = certificates.write(cert, path, force=force)
+                try:
+                    status = certificates.write(cert, path, force=force)
+                except CertificateExists:
+                    status = "refused (a different certificate exists; --force replaces it)"
             rows.append(AuditRow(claim.id, claim.label, name, res.verdict, res.evidence, res.reason[:120],
                                  str(path) if path else None, status))
     return rows

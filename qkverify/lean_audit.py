@@ -206,7 +206,10 @@ def _certificate_status(entry: LeanMapEntry, verifier: Callable | None) -> dict:
     for f in files:
         try:
             res = verifier(f)
-            good = bool(getattr(res, "ok", False))
+            if hasattr(res, "ok"):
+                good = bool(res.ok)
+            else:  # qkverify.verifier.Outcome
+                good = getattr(res, "status", "") == "valid"
             why = "" if good else str(getattr(res, "reason", "") or getattr(res, "message", "") or "not ok")
         except Exception as err:  # a broken certificate must not stop the audit
             good, why = False, f"{err.__class__.__name__}: {err}"
@@ -398,7 +401,8 @@ def run_audit(
     report["coverage"] = coverage
 
     report["covered_all"] = not report["uncovered"] and not report["listed_twice"]
-    report["exit"] = 0 if report["covered_all"] else 1
+    unverified = [r for r in report.get("coverage", []) if str(r.get("verified", "")).startswith("FAILED")]
+    report["exit"] = 0 if report["covered_all"] and not unverified else 1
     return report
 
 

@@ -29,7 +29,7 @@ from flint import arb, ctx, fmpq, fmpq_mat
 
 from .errors import QKInputError
 from .exact.algebraic import RealAlgebraic, charpoly_factors, isolate_real_roots, resolvent_value
-from .exact.intervals import arb_bounds
+from .exact.intervals import arb_bounds, decimal_bounds
 from .exact.matrix import frob_sq, require_square, skew_part, sym_part
 from .exact.rational import fmpq_str
 
@@ -56,10 +56,11 @@ class Coordinate:
         return self.value.rational if self.value is not None else None
 
     def to_json(self, digits: int = 20) -> dict:
-        lo, hi = arb_bounds(self.enclosure, digits)
         if self.value is not None and self.value.is_rational:
             q = self.value.rational
+            lo, hi = decimal_bounds(q, q, digits)
             return {"exact": fmpq_str(q), "algebraic": None, "interval": [lo, hi]}
+        lo, hi = arb_bounds(self.enclosure, digits)
         return {
             "exact": None,
             "algebraic": None if self.value is None else self.value.to_json(),
@@ -271,10 +272,14 @@ def compute_profile(
             return Coordinate(name, z, arb(0), True)
         value = None
         if exact_values:
-            v = resolvent_value(sd.factors, F, max_orbit=max_orbit)
+            try:
+                v = resolvent_value(sd.factors, F, max_orbit=max_orbit)
+                why = f"Galois orbit above {max_orbit}"
+            except ArithmeticError as err:  # precision cap reached
+                v, why = None, str(err)
             if v is None:
                 complete = False
-                notes.append(f"{name}: Galois orbit above {max_orbit}; certified enclosure only")
+                notes.append(f"{name}: exact value not computed ({why}); certified enclosure only")
             else:
                 value = v.scale(scale)
         old = ctx.prec

@@ -139,6 +139,8 @@ def test_cli_signature_head(tmp_path):
         ("[[0,0],[0,0]]", "L = 0 has no profile"),
         ("{not json", "not valid JSON"),
         ('[["1/0", 1],[0,1]]', "zero denominator"),
+        ("[[1,1],[1,1e999999999]]", "decimal exponent beyond"),
+        ("[[1,Infinity],[0,1]]", "L[0][1]: Infinity is not a rational"),
     ],
 )
 def test_cli_bad_input_exit2_one_line(tmp_path, content, needle):
@@ -173,3 +175,33 @@ def test_audit_suite_no_failures(tmp_path):
     assert {c.id for c in all_claims() if c.input_kind in ("matrix", "matrix_n", "head", "orthogonal")} <= checked
     n_cert = len(list(tmp_path.rglob("*.json")))
     assert n_cert == sum(1 for r in rows if r.certificate)
+
+
+def test_cli_huge_entries_stay_exact(tmp_path):
+    f = tmp_path / "big.json"
+    f.write_text('[[1,1],[1,"1e5000"]]')  # positive definite: π = (0, 0, 1, 0)
+    code, out, err = run_cli("profile", str(f), "--json")
+    assert code == 0, err
+    d = json.loads(out)
+    assert [d[k]["exact"] for k in "abcd"] == ["0", "0", "1", "0"]
+    code, out, err = run_cli("signature", str(f), "--json")
+    assert code == 0 and json.loads(out)["n_pos"] == 2, err
+
+
+def test_lemma3_on_orthogonal_file_names_the_problem(tmp_path):
+    f = tmp_path / "lu.json"
+    f.write_text('{"L": [[1,2],[3,4]], "U": [[1,1],[0,1]]}')
+    code, out, err = run_cli("check", "Lemma 3", "--input", str(f), "--no-cert")
+    assert code == 2 and "head dimension" in err
+
+
+def test_audit_does_not_stop_at_a_refused_certificate(tmp_path):
+    from qkverify.audit import run_suite
+
+    run_suite(tmp_path)
+    victim = tmp_path / "profile" / "N1_negative.json"
+    victim.write_text(victim.read_text().replace('"holds"', '"fails"'))
+    rows = run_suite(tmp_path)
+    refused = [r for r in rows if r.write_status.startswith("refused")]
+    assert [r.certificate for r in refused] == [str(victim)]
+    assert sum(1 for r in rows if r.write_status == "unchanged") == len([r for r in rows if r.certificate]) - 1

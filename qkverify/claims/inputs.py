@@ -138,6 +138,8 @@ def input_from_document(doc: Any, kind: str | None = None, where: str = "input")
         raise QKInputError(f"{where}: this claim needs a head {{\"W_Q\": …, \"W_K\": …}}")
     if kind == "orthogonal" and not isinstance(obj, OrthoInput):
         raise QKInputError(f"{where}: this claim needs {{\"L\": …, \"U\": …}} with U orthogonal")
+    if kind == "matrix_n" and isinstance(obj, OrthoInput):
+        obj = MatrixInput(obj.L)
     if kind == "matrix_n" and isinstance(obj, HeadInput):
         obj = MatrixInput(obj.L, obj.n)
     if kind == "matrix_n" and isinstance(obj, MatrixInput) and obj.n is None:

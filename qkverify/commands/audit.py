@@ -56,5 +56,8 @@ def run(args) -> int:
     if not args.no_model:
         ok_model, msg = _model_audit(out, args.force, args.jobs)
         print(msg)
+    refused = [r for r in rows if r.write_status.startswith("refused")]
+    for r in refused:
+        print(f"refused to overwrite {r.certificate}: a different certificate exists (use --force)")
     failed = counts.get("fails", 0)
-    return 0 if failed == 0 and not problems and ok_model else 1
+    return 0 if failed == 0 and not problems and ok_model and not refused else 1

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..claims.inputs import load_input
 from ..errors import QKInputError
+from ..exact.rational import fmpq_str
 from ..profile import compute_profile
 from ._util import print_json
 
@@ -23,7 +24,10 @@ def run(args) -> int:
     if args.digits < 1 or args.digits > 10000:
         raise QKInputError("--digits must be between 1 and 10000")
     inp = load_input(args.file, "matrix")
-    p = compute_profile(inp.L, args.padding)
+    try:
+        p = compute_profile(inp.L, args.padding)
+    except QKInputError as err:
+        raise QKInputError(f"{args.file}: {err}") from None
     out = p.to_json(args.digits)
     if args.json:
         print_json(out)
@@ -41,6 +45,11 @@ def run(args) -> int:
         print(f"  {k} = {s}")
     faces = [k for k, v in out["fibers"].items() if v]
     print("  on faces: " + (", ".join(faces) if faces else "none (interior)"))
+    def ev(x):
+        return fmpq_str(x.rational) if x.is_rational else x.to_arb(80).str(12, radius=False)
+
+    print(f"  α (positive eigenvalues of S, padded): " + (", ".join(ev(x) for x in p.alpha) or "none"))
+    print(f"  β (|negative eigenvalues| of S, padded): " + (", ".join(ev(x) for x in p.beta) or "none"))
     inn = out["inertia"]
     print(f"  inertia of S: ({inn['n_pos']}, {inn['n_neg']}, {inn['n_zero']})")
     return 0

@@ -368,7 +368,9 @@ def resolvent_value(
         orbit *= math.factorial(d)
     if orbit > max_orbit:
         return None
-    prec = 128
+    height = max((f.height_bits() for f in factors), default=1)
+    prec = 128 + 2 * height
+    max_prec = max(max_prec, 64 * prec)
     while prec <= max_prec:
         old = ctx.prec
         ctx.prec = prec

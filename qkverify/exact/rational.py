@@ -28,14 +28,18 @@ _RAT = re.compile(r"^\s*([+-]?\d+)\s*/\s*([+-]?\d+)\s*$")
 MAX_FILE_BYTES = 512 * 1024 * 1024
 MAX_DIM = 8192
 MAX_DIGITS = 20000
+#: largest decimal exponent accepted in "1e…" notation (keeps 1e999999999 from hanging)
+MAX_EXPONENT = 20000
 
 
 class _JSONNumber(str):
     """Marks a JSON number: its decimal text, kept exact."""
 
 
-def _reject_constant(name: str) -> Any:
-    raise QKInputError(f"{name} is not a rational number (JSON constant {name})")
+def _keep_constant(name: str) -> Any:
+    """NaN / Infinity are kept as text so that the entry that holds them is
+    named when it is parsed (they are then rejected: not rational)."""
+    return _JSONNumber(name)
 
 
 def parse_rational(x: Any, where: str = "entry") -> fmpq:
@@ -79,7 +83,9 @@ def parse_rational(x: Any, where: str = "entry") -> fmpq:
         except InvalidOperation:
             raise QKInputError(f"{where}: {s!r} is not a rational number") from None
         if not d.is_finite():
-            raise QKInputError(f"{where}: {s!r} is not a rational number")
+            raise QKInputError(f"{where}: {s} is not a rational number")
+        if abs(d.adjusted()) > MAX_EXPONENT or abs(d.as_tuple().exponent) > MAX_EXPONENT + MAX_DIGITS:
+            raise QKInputError(f"{where}: {s!r} has a decimal exponent beyond ±{MAX_EXPONENT}")
         fr = Fraction(d)
         return fmpq(fr.numerator, fr.denominator)
     raise QKInputError(f"{where}: {type(x).__name__} {x!r} is not a number")
@@ -184,7 +190,7 @@ def _json_load(text: str, where: str) -> Any:
             text,
             parse_float=_JSONNumber,
             parse_int=_JSONNumber,
-            parse_constant=_reject_constant,
+            parse_constant=_keep_constant,
         )
     except QKInputError:
         raise
