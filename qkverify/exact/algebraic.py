@@ -84,23 +84,25 @@ def _isolate_cached(coeffs: tuple[int, ...], prec: int) -> tuple[tuple[fmpq, fmp
         lo, hi = arb_to_interval(r.real)
         out.append((lo, hi))
     out.sort(key=lambda t: t[0])
+    # exact re-check (once per cached result): sign change at rational endpoints
+    # and disjoint intervals
+    for lo, hi in out:
+        if lo != hi and _sign(f, lo) * _sign(f, hi) >= 0:
+            if _sign(f, lo) == 0 or _sign(f, hi) == 0:
+                continue  # a rational root sitting on an endpoint; caller handles
+            raise ArithmeticError("root isolation lost its sign change")
+    for (a, b), (c, d) in zip(out, out[1:]):
+        if b >= c:
+            raise ArithmeticError("isolating intervals overlap")
     return tuple(out)
 
 
 def isolate_real_roots(f: fmpz_poly, prec: int = 53) -> list[tuple[fmpq, fmpq]]:
     """Isolating intervals (ascending, rational endpoints) of the real roots
-    of a square-free integer polynomial, each of width about 2^-prec relative.
-    Each interval with lo < hi is checked to carry an exact sign change."""
-    ivs = list(_isolate_cached(tuple(int(c) for c in f.coeffs()), prec))
-    for lo, hi in ivs:
-        if lo != hi and _sign(f, lo) * _sign(f, hi) >= 0:
-            if _sign(f, lo) == 0 or _sign(f, hi) == 0:
-                continue  # a rational root sitting on an endpoint; caller handles
-            raise ArithmeticError("root isolation lost its sign change")
-    for (a, b), (c, d) in zip(ivs, ivs[1:]):
-        if b >= c:
-            raise ArithmeticError("isolating intervals overlap")
-    return ivs
+    of a square-free integer polynomial, each of width about 2^-prec relative
+    (FLINT's certified complex_roots).  Each interval with lo < hi is checked
+    exactly to carry a sign change, and the intervals to be disjoint."""
+    return list(_isolate_cached(tuple(int(c) for c in f.coeffs()), prec))
 
 
 # ---------------------------------------------------------------------------

@@ -133,8 +133,8 @@ class RankCertificate:
     ``prime``/``minor_mod_p``: the minor's value mod a stated prime (nonzero,
     which proves the minor is nonzero over Z, hence rank ≥ r);
     ``left_kernel``: when r < number of rows, rows−r integer vectors y with
-    yᵀB = 0 whose own r'×r' minor ``kernel_minor`` is nonzero mod ``prime``
-    (they are independent, which proves rank ≤ r).
+    yᵀB = 0 whose own maximal minor on ``kernel_cols`` is nonzero modulo
+    ``kernel_prime`` (they are independent, which proves rank ≤ r).
     """
 
     rank: int
@@ -146,6 +146,7 @@ class RankCertificate:
     left_kernel: list[list[int]]
     kernel_cols: list[int]
     kernel_minor_mod_p: int | None
+    kernel_prime: int | None = None
 
     def to_json(self) -> dict:
         return {
@@ -159,10 +160,11 @@ class RankCertificate:
             "left_kernel": [[str(v) for v in y] for y in self.left_kernel],
             "kernel_cols": self.kernel_cols,
             "kernel_minor_mod_p": None if self.kernel_minor_mod_p is None else str(self.kernel_minor_mod_p),
+            "kernel_prime": None if self.kernel_prime is None else str(self.kernel_prime),
         }
 
 
-def _pivots(R: fmpq_mat, r: int) -> list[int]:
+def _pivots(R, r: int) -> list[int]:
     piv = []
     for i in range(r):
         for j in range(R.ncols()):
@@ -172,54 +174,58 @@ def _pivots(R: fmpq_mat, r: int) -> list[int]:
     return piv
 
 
-def _det_mod(B: fmpz_mat, rows: list[int], cols: list[int]) -> tuple[int, int]:
-    """First witness prime p with det(B[rows, cols]) ≠ 0 mod p, and the value."""
-    if not rows:
-        return WITNESS_PRIMES[0], 1
-    sub = [[int(B[i, j]) for j in cols] for i in rows]
+def _mod(B: fmpz_mat, p: int) -> nmod_mat:
+    return nmod_mat([[int(x) % p for x in row] for row in B.tolist()], p)
+
+
+def _minor_witness(B: fmpz_mat, r: int) -> tuple[int, list[int], list[int], int] | None:
+    """(p, rows, cols, det mod p) for a nonzero r x r minor of B, found from
+    reduced echelon forms modulo the witness primes; None if every prime
+    divides every such minor it finds (astronomically unlikely)."""
+    if r == 0:
+        return WITNESS_PRIMES[0], [], [], 1
     for p in WITNESS_PRIMES:
-        d = int(nmod_mat(sub, p).det())
+        Bp = _mod(B, p)
+        R, rp = Bp.rref()
+        if rp != r:
+            continue
+        cols = _pivots(R, r)
+        Rt, rt = Bp.transpose().rref()
+        rows = _pivots(Rt, rt)
+        sub = nmod_mat([[int(B[i, j]) % p for j in cols] for i in rows], p)
+        d = int(sub.det())
         if d != 0:
-            return p, d
-    # the minor is nonzero over Z, so a larger product of primes always works;
-    # reaching here means det is divisible by all four primes: use exact det
-    d = fmpz_mat(sub).det()
-    raise ArithmeticError(f"minor {d} vanishes modulo every witness prime")
+            return p, rows, cols, d
+    return None
 
 
 def rank_certificate(A: fmpq_mat) -> RankCertificate:
     """Exact rank of a rational r x c matrix with a re-checkable witness
     (see RankCertificate).  Used for Theorem 3's nondegeneracy (rank of the
-    stacked map M = [W_K; W_Q]) and Lemma 3 (rank L)."""
+    stacked map M = [W_K; W_Q]) and Lemma 3 (rank L).
+
+    The rank is exact: rows − dim(left kernel), the left kernel computed over
+    Z by FLINT; the nonzero minor is located modulo a witness prime.  Raises
+    ArithmeticError only if no witness prime works (never seen)."""
     B, D = integer_scaled(A)
-    Bq = fmpq_mat(B)
-    R, r = Bq.rref()
-    cols = _pivots(R, r)
-    # rows: pivot rows of Bᵀ give independent rows of B
-    Rt, rt = Bq.transpose().rref()
-    rows = _pivots(Rt, rt)
-    assert rt == r
-    p, m = _det_mod(B, rows, cols)
-    # left kernel: y with yᵀB = 0 <=> Bᵀ y = 0
+    X, nullity = B.transpose().nullspace()
+    r = B.nrows() - nullity
+    found = _minor_witness(B, r)
+    if found is None:
+        raise ArithmeticError("no witness prime gives a nonzero maximal minor")
+    p, rows, cols, m = found
     kern: list[list[int]] = []
     kcols: list[int] = []
     kminor = None
-    if r < B.nrows():
-        X, nullity = B.transpose().nullspace()
-        vecs = [[int(X[i, k]) for i in range(X.nrows())] for k in range(nullity)]
-        kern = vecs
-        K = fmpq_mat([[fmpq(v) for v in y] for y in vecs])
-        Rk, rk = K.rref()
-        kcols = _pivots(Rk, rk)
-        Kz = fmpz_mat(vecs)
-        kp = p
-        sub = [[int(Kz[i, j]) for j in kcols] for i in range(len(vecs))]
-        kminor = int(nmod_mat(sub, kp).det())
-        if kminor == 0:  # choose the exact value's residue under another prime
-            for q in WITNESS_PRIMES:
-                if q != p and int(nmod_mat(sub, q).det()) != 0:
-                    raise ArithmeticError("kernel minor needs a different prime")
-    return RankCertificate(r, rows, cols, p, m, int(D), kern, kcols, kminor)
+    kp = None
+    if nullity:
+        kern = [[int(X[i, k]) for i in range(X.nrows())] for k in range(nullity)]
+        K = fmpz_mat(kern)
+        kw = _minor_witness(K, nullity)
+        if kw is None:
+            raise ArithmeticError("no witness prime gives a nonzero kernel minor")
+        kp, _, kcols, kminor = kw
+    return RankCertificate(r, rows, cols, p, m, int(D), kern, kcols, kminor, kp)
 
 
 def rank(A: fmpq_mat) -> int:
