@@ -391,23 +391,13 @@ def resolvent_value(
 
                 values.append(F(val))
             v_id = F(lambda i, k: roots[i][k])
-            Q = arb_poly([1])
-            for v in values:
-                Q = Q * arb_poly([-v, 1])
-            coeffs = []
-            ok = True
-            for c in Q.coeffs():
-                z = c.unique_fmpz()
-                if z is None:
-                    ok = False
-                    break
-                coeffs.append(int(z))
+            # product tree in Arb; each coefficient ball must hold exactly one integer
+            Qz = arb_poly.from_roots(values).unique_fmpz_poly()
         finally:
             ctx.prec = old
-        if not ok:
+        if Qz is None:
             prec *= 2
             continue
-        Qz = fmpz_poly(coeffs)
         lo, hi = arb_to_interval(v_id)
         cands = []
         for g, _ in Qz.factor()[1]:
