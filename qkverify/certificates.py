@@ -155,6 +155,7 @@ def write(cert: dict, path: str | Path, force: bool = False, check_schema: bool 
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
+        os.chmod(tmp, 0o644)  # mkstemp creates 0600; certificates are meant to be read
         os.replace(tmp, p)
     except BaseException:
         if os.path.exists(tmp):

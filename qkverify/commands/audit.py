@@ -4,7 +4,6 @@ when no claim fails and the lean_map is consistent with the registry."""
 
 from __future__ import annotations
 
-import importlib
 from collections import Counter
 from pathlib import Path
 
@@ -23,15 +22,19 @@ def add_arguments(p) -> None:
 
 
 def _model_audit(out: Path, force: bool, jobs: int) -> tuple[bool, str]:
-    """Certify the default model's heads via qkverify.heads, when present."""
-    try:
-        heads = importlib.import_module("qkverify.heads")
-    except ModuleNotFoundError:
-        return True, "default model: heads module not installed (skipped)"
-    fn = getattr(heads, "audit_default_model", None)
-    if fn is None:
-        return True, "default model: no audit entry point yet (skipped)"
-    return fn(out_dir=out / "heads", force=force, jobs=jobs)
+    """Certify the default model's heads (``qkverify heads`` with its
+    defaults, quiet) into ``out/heads/<model>/``; (ok, one-line summary)."""
+    import argparse
+
+    from . import heads as heads_cmd
+
+    p = argparse.ArgumentParser()
+    heads_cmd.add_arguments(p)
+    argv = ["--quiet", "--jobs", str(jobs)]
+    if force:
+        argv.append("--force")
+    code = heads_cmd.run(p.parse_args(argv))
+    return code == 0, f"default model: qkverify heads exited {code}"
 
 
 def run(args) -> int:
