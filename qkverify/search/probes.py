@@ -1,0 +1,175 @@
+"""Hypothesis-necessity probes.
+
+For every named hypothesis ``h`` of every registered claim, search for an
+input on which ``h`` fails, every other hypothesis holds, and the claim's
+conclusion (evaluated directly, with Lean's conventions such as x/0 = 0)
+fails.  Outcomes:
+
+* ``needed``              -- such an input was found; it is shrunk, written
+                             as a certificate plus a bare input file, and
+                             re-read from that file and re-evaluated
+                             (``recheck``) before it is reported;
+* ``not shown necessary`` -- none was found within the budget.  This never
+                             means the hypothesis is unnecessary; the row
+                             says how many eligible inputs were tried (0 when
+                             the strategies never produced an input violating
+                             exactly this hypothesis).
+
+A failure decided by Monte Carlo (evidence ``empirical``) is reported as
+``needed (empirical)``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import QKInputError
+from .driver import SearchOutcome, input_json, search, write_counterexample
+
+NEEDED = "needed"
+#: input kinds with a file form that ``qkverify check`` reads
+FILE_KINDS = ("matrix", "matrix_n", "symmetric", "head", "orthogonal", "law")
+NOT_SHOWN = "not shown necessary"
+
+
+@dataclass
+class ProbeRow:
+    """One (claim, hypothesis) probe."""
+
+    claim: str
+    label: str
+    hypothesis: str
+    hypothesis_text: str
+    status: str
+    evidence: str | None
+    counterexample: dict | None
+    reason: str
+    eligible_tried: int
+    generated: int
+    seconds: float
+    certificate: str | None
+    input_file: str | None
+    recheck: str | None
+    errors: int
+
+    def to_json(self) -> dict:
+        """JSON form without the wall time (so the written table is reproducible)."""
+        d = asdict(self)
+        d.pop("seconds")
+        return d
+
+
+def load_claim_input(path: str | Path, claim) -> Any:
+    """Read an input file the way ``qkverify check`` does for this claim
+    (law inputs through :meth:`LawInput.from_document`)."""
+    from ..exact.rational import read_input_file
+
+    if claim.input_kind == "law":
+        from ..claims.random_matrices import LawInput
+
+        return LawInput.from_document(read_input_file(path), str(path))
+    from ..claims.inputs import load_input
+
+    return load_input(path, claim.input_kind)
+
+
+def recheck(claim, drop: str, input_path: Path) -> str:
+    """Re-read the written input and re-evaluate: returns ``"ok"`` when the
+    conclusion fails and exactly ``drop`` is the failing hypothesis, else a
+    one-line description of the mismatch."""
+    try:
+        inp = load_claim_input(input_path, claim)
+    except QKInputError as err:
+        return f"input file not readable: {err}"
+    bad = [h.name for h in claim.failed_hypotheses(inp)]
+    if bad != [drop]:
+        return f"hypotheses failing on the re-read input: {bad}"
+    res = claim.conclusion(inp)
+    if res.verdict != "fails":
+        return f"conclusion on the re-read input: {res.verdict}"
+    return "ok"
+
+
+def probe_claim(claim, *, budget: int = 200, seed: int = 0, max_dim: int = 4,
+                out_dir: str | Path | None = "certificates/probes") -> list[ProbeRow]:
+    """Probe every hypothesis of ``claim``; write certificates when ``out_dir``."""
+    rows = []
+    for h in claim.hypotheses:
+        o: SearchOutcome = search(claim, budget=budget, seed=seed, max_dim=max_dim, drop=h.name)
+        cert = ipath = chk = None
+        if o.found:
+            status = NEEDED if o.result.evidence != "empirical" else NEEDED + " (empirical)"
+            if out_dir is not None:
+                c, i = write_counterexample(claim, o, out_dir, "probe", stem=f"{claim.id}__{h.name}")
+                cert, ipath = str(c), str(i)
+                if claim.input_kind in FILE_KINDS:
+                    chk = recheck(claim, h.name, i)
+                else:
+                    chk = "n/a (custom input kind: no input file form to re-read)"
+            ce = input_json(o.input)
+            reason = o.result.reason
+            ev = o.result.evidence
+        else:
+            status, ce, ev = NOT_SHOWN, None, None
+            reason = (f"no input violating only '{h.name}' with a failing conclusion among {o.eligible} eligible "
+                      f"inputs ({o.generated} generated); this does not show the hypothesis is unnecessary")
+            if o.eligible == 0:
+                reason = (f"the search never produced an input violating only '{h.name}' "
+                          f"({o.generated} generated); nothing was tested")
+        rows.append(ProbeRow(claim.id, claim.label, h.name, h.text, status, ev, ce, reason,
+                             o.first_found_after if o.found else o.eligible, o.generated,
+                             round(o.seconds, 3), cert, ipath, chk, len(o.errors)))
+    return rows
+
+
+def run_probes(claims, **kw) -> list[ProbeRow]:
+    """Probe every hypothesis of every claim in ``claims`` (see probe_claim)."""
+    rows: list[ProbeRow] = []
+    for c in claims:
+        rows.extend(probe_claim(c, **kw))
+    return rows
+
+
+def _short(obj: Any, limit: int = 90) -> str:
+    if obj is None:
+        return "—"
+    d = {k: v for k, v in obj.items() if k != "kind"}
+    s = json.dumps(d, ensure_ascii=False, separators=(",", ":"))
+    return s if len(s) <= limit else s[: limit - 1] + "…"
+
+
+def markdown_table(rows: list[ProbeRow], params: dict) -> str:
+    """The probe table as Markdown."""
+    lines = [
+        "# Hypothesis-necessity probes",
+        "",
+        "For each named hypothesis: an input violating exactly that hypothesis (all others hold) on which the",
+        "conclusion, evaluated with Lean's conventions (x/0 = 0), fails. \"not shown necessary\" means the search",
+        "found none within its budget; it does not mean the hypothesis is unnecessary.",
+        "",
+        "Search: " + ", ".join(f"{k} {v}" for k, v in params.items()),
+        "",
+        "| claim | label | hypothesis | status | evidence | minimal counterexample | tried | re-check |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        ce = _short(r.counterexample).replace("|", "\\|")
+        lines.append(f"| `{r.claim}` | {r.label} | `{r.hypothesis}` | {r.status} | {r.evidence or '—'} | `{ce}` | "
+                     f"{r.eligible_tried} | {r.recheck or '—'} |")
+    lines.append("")
+    return "\n".join(lines)
+
+
+def write_tables(rows: list[ProbeRow], out_dir: str | Path, params: dict, stem: str = "probes") -> tuple[Path, Path]:
+    """Write ``<stem>.md`` and ``<stem>.json`` into ``out_dir``."""
+    d = Path(out_dir)
+    d.mkdir(parents=True, exist_ok=True)
+    md = d / f"{stem}.md"
+    js = d / f"{stem}.json"
+    md.write_text(markdown_table(rows, params), encoding="utf-8")
+    js.write_text(json.dumps({"params": params, "probes": [r.to_json() for r in rows]}, indent=1,
+                             ensure_ascii=False, sort_keys=True) + "\n", encoding="utf-8")
+    return md, js

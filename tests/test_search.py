@@ -1,0 +1,185 @@
+"""Counterexample search, probes and user conjectures (qkverify.search)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from flint import fmpq, fmpq_mat
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from qkverify.claims.registry import get
+from qkverify.exact.matrix import frob_sq, rank, trace
+from qkverify.search import conjecture, forget_conjecture, probe_claim, search, strategies
+from qkverify.search.driver import post_shrink
+from qkverify.search.probes import NEEDED, NOT_SHOWN
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def tiny_claim():
+    """A claim registered only for these tests: tr(L^2) >= 0 (false:
+    antisymmetric L has tr(L^2) = -||L||^2)."""
+    c = conjecture(
+        "test_trace_square_nonneg",
+        check=lambda inp: trace(inp.L * inp.L) >= 0,
+        hypotheses={"L_ne_zero": lambda inp: frob_sq(inp.L) != 0},
+        input_kind="matrix",
+    )
+    yield c
+    forget_conjecture(c.id)
+
+
+@pytest.fixture
+def true_claim():
+    c = conjecture("test_frob_nonneg", check=lambda inp: frob_sq(inp.L) >= 0, input_kind="matrix")
+    yield c
+    forget_conjecture(c.id)
+
+
+def _L(o):
+    return o.input.L
+
+
+def test_search_finds_minimal_counterexample_deterministically(tiny_claim):
+    a = search(tiny_claim, budget=200, seed=3)
+    b = search(tiny_claim, budget=200, seed=3)
+    assert a.found and b.found
+    assert a.input.to_json() == b.input.to_json()
+    L = _L(a)
+    # minimal: 2x2 antisymmetric with entries ±1
+    assert L.nrows() == 2 and L[0, 0] == 0 and L[1, 1] == 0 and abs(L[0, 1]) == 1 and L[1, 0] == -L[0, 1]
+    assert a.result.verdict == "fails"
+
+
+def test_search_nothing_found_says_so(true_claim):
+    o = search(true_claim, budget=50, seed=0)
+    assert not o.found
+    assert 0 < o.eligible <= 50 and o.generated >= 50  # distinct inputs tried / drawn
+    assert "proves nothing" in o.summary() and f"{o.eligible} distinct inputs" in o.summary()
+
+
+def test_unknown_drop_is_an_input_error(tiny_claim):
+    from qkverify.errors import QKInputError
+
+    with pytest.raises(QKInputError):
+        search(tiny_claim, drop="no_such_hypothesis")
+
+
+# ---- the probes the issue requires ---------------------------------------------
+
+
+def _probe(claim_id, hyp, tmp_path):
+    rows = {r.hypothesis: r for r in probe_claim(get(claim_id), budget=100, out_dir=tmp_path)}
+    r = rows[hyp]
+    assert r.status == NEEDED, r.reason
+    assert r.evidence == "exact"
+    assert r.recheck == "ok"
+    assert Path(r.certificate).is_file() and Path(r.input_file).is_file()
+    return r
+
+
+def test_probe_theorem3_without_surjectivity(tmp_path):
+    r = _probe("heads_have_balanced_attention", "stacked_surjective", tmp_path)
+    assert r.counterexample["W_Q"] == [["0"]] and r.counterexample["W_K"] == [["0"]]
+
+
+def test_probe_prop4_set_equality_needs_N_ge_2(tmp_path):
+    r = _probe("profile_rank_one", "N_ge_2", tmp_path)
+    L = r.counterexample["L"]
+    assert len(L) == 1 and L[0][0] != "0"
+
+
+def test_probe_theorem4_sum_at_L_zero(tmp_path):
+    r = _probe("profile_sum_eq_one", "L_ne_zero", tmp_path)
+    assert r.counterexample["L"] == [["0"]]
+
+
+def test_probe_lemma3_rank_above_n(tmp_path):
+    r = _probe("rank_balance", "rank_le_n", tmp_path)
+    L = fmpq_mat([[fmpq(x) for x in row] for row in r.counterexample["L"]])
+    assert L.nrows() == 2 and r.counterexample["n"] == 1 and rank(L) == 2
+
+
+@pytest.mark.parametrize("claim_id", ["integral_frobSq_iid", "expected_symmetric_energy_low_rank_qk"])
+def test_probe_expectation_of_ratio_needs_gaussian(claim_id, tmp_path):
+    from qkverify import baselines as B
+
+    r = _probe(claim_id, "gaussian", tmp_path)
+    ce = r.counterexample
+    law = B.parse_law(ce["law"] if "law" in ce else ce["law_K"])
+    assert isinstance(law, B.FiniteLaw) and law.mean() == 0 and not law.is_symmetric()
+    assert ce["N"] == 2
+
+
+def test_probe_reports_not_shown_necessary(tmp_path):
+    rows = {r.hypothesis: r for r in probe_claim(get("expected_symmetric_energy_low_rank_qk"),
+                                                 budget=30, out_dir=tmp_path)}
+    r = rows["n_le_N"]
+    assert r.status == NOT_SHOWN and "does not show" in r.reason
+    assert "unnecessary" not in r.status
+
+
+# ---- strategies ------------------------------------------------------------------
+
+
+@settings(max_examples=30, derandomize=True, database=None, deadline=None)
+@given(strategies.matrix_of_size(3, "symmetric"), strategies.matrix_of_size(3, "antisymmetric"),
+       strategies.matrix_of_size(3, "rank_one"), strategies.matrix_of_size(3, "ties"))
+def test_families_have_their_structure(S, A, R, T):
+    assert S == S.transpose()
+    assert A == -A.transpose()
+    assert rank(R) == 1
+    assert T.nrows() == 3
+
+
+@settings(max_examples=20, derandomize=True, database=None, deadline=None)
+@given(strategies.head_input(4))
+def test_heads_have_n_le_N(h):
+    assert 1 <= h.n <= h.N
+
+
+def test_post_shrink_reaches_a_fixed_point():
+    from qkverify.claims.inputs import MatrixInput
+
+    L = fmpq_mat([[3, 5, 0], [-5, 2, 1], [0, -1, 7]])
+    out = post_shrink(MatrixInput(L), lambda inp: trace(inp.L * inp.L) < 0)
+    M = out.L
+    assert M.nrows() == 2 and M == fmpq_mat([[0, 1], [-1, 0]])
+
+
+# ---- CLI ---------------------------------------------------------------------------
+
+
+def _cli(*args, cwd):
+    return subprocess.run([sys.executable, "-m", "qkverify", *args], cwd=cwd, capture_output=True, text=True)
+
+
+def test_cli_search_module_exit_codes(tmp_path):
+    mod = str(ROOT / "docs" / "conjectures_example.py")
+    r = _cli("search", "--module", mod, "skew_energy_at_most_half", "--json", cwd=tmp_path)
+    assert r.returncode == 1, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["found"] and doc["counterexample"]["L"] == [["0", "1"], ["-1", "0"]]
+    cert = json.loads(Path(tmp_path, doc["certificate"]).read_text())
+    assert cert["verdict"] == "fails" and cert["input"]["L"] == [["0", "1"], ["-1", "0"]]
+    rec = json.loads(Path(tmp_path, doc["certificate"].replace(".json", ".search.json")).read_text())
+    assert rec["kind"] == "counterexample" and rec["search"]["seed"] == 0
+    r = _cli("search", "--module", mod, "two_S_minus_L_is_trace", "--budget", "40", cwd=tmp_path)
+    assert r.returncode == 0 and "proves nothing" in r.stdout
+    r = _cli("search", "no_such_claim", cwd=tmp_path)
+    assert r.returncode == 2
+
+
+def test_cli_probes_one_claim_writes_tables(tmp_path):
+    r = _cli("probes", "profile_sum_eq_one", "--budget", "30", "--out", "pr", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads((tmp_path / "pr" / "probes_profile_sum_eq_one.json").read_text())
+    assert doc["probes"][0]["status"] == NEEDED
+    md = (tmp_path / "pr" / "probes_profile_sum_eq_one.md").read_text()
+    assert "| `profile_sum_eq_one` | Theorem 4 | `L_ne_zero` | needed | exact |" in md
