@@ -92,7 +92,7 @@ def _exact_cmp(u, v) -> int:
         return 0
     diff = u - v
     if diff.is_Rational:
-        return (diff > 0) - (diff < 0)
+        return int(bool(diff > 0)) - int(bool(diff < 0))
     if sp.minimal_polynomial(diff, X) == X:  # exact zero test
         return 0
     pos = diff.is_positive  # nonzero: sympy's own sign decision
@@ -131,7 +131,7 @@ def sympy_route(L: fmpq_mat, exact_values: bool = True) -> dict:
     signs = []
     for r in roots:
         if r.is_Rational:
-            signs.append((r > 0) - (r < 0))
+            signs.append(int(bool(r > 0)) - int(bool(r < 0)))
         else:  # CRootOf of an irreducible factor: never 0
             signs.append(1 if r.is_positive else -1)
     alpha = [r for r, s in zip(reversed(roots), reversed(signs)) if s > 0]

@@ -205,3 +205,19 @@ def test_audit_does_not_stop_at_a_refused_certificate(tmp_path):
     refused = [r for r in rows if r.write_status.startswith("refused")]
     assert [r.certificate for r in refused] == [str(victim)]
     assert sum(1 for r in rows if r.write_status == "unchanged") == len([r for r in rows if r.certificate]) - 1
+
+
+@pytest.mark.parametrize("claim,hyp", [("rank_balance", "rank_le_n"), ("Theorem 3", "stacked_surjective"),
+                                       ("profile_rank_one", "N_ge_2")])
+def test_probe_counterexample_rechecked_by_check(tmp_path, claim, hyp):
+    code, out, err = run_cli("probes", claim, "--out", str(tmp_path), "--json", "--budget", "50")
+    assert code in (0, 1), err
+    (table,) = tmp_path.glob("probes*.json")
+    rows = json.loads(table.read_text())["probes"]
+    row = next(r for r in rows if r["hypothesis"] == hyp)
+    assert row["status"] == "needed"
+    # without --drop, check refuses the input (the hypothesis fails); with it, the conclusion fails
+    code, out, err = run_cli("check", claim, "--input", row["input_file"], "--no-cert")
+    assert code == 2 and hyp in err
+    code, out, err = run_cli("check", claim, "--input", row["input_file"], "--drop", hyp, "--no-cert")
+    assert code == 1 and "fails [exact]" in out

@@ -95,6 +95,10 @@ def input_from_document(doc: Any, kind: str | None = None, where: str = "input")
     accepted where a matrix is expected (its L = W_Kᵀ W_Q is used).
     Raises QKInputError naming the problem.
     """
+    if kind == "law":
+        from .random_matrices import LawInput
+
+        return LawInput.from_document(doc, where)
     if isinstance(doc, np.ndarray) or isinstance(doc, list):
         obj: Any = MatrixInput(_mat(doc, f"{where}: L", True))
     elif isinstance(doc, dict):

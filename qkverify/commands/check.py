@@ -8,6 +8,7 @@ from pathlib import Path
 from .. import certificates
 from ..claims.inputs import load_input
 from ..claims.registry import get
+from ..errors import QKInputError
 from ._util import print_json
 
 NAME = "check"
@@ -22,13 +23,29 @@ def add_arguments(p) -> None:
     p.add_argument("--out", help="certificate path (default certificates/<claim>/<input digest>.json)")
     p.add_argument("--force", action="store_true", help="replace a different existing certificate")
     p.add_argument("--no-cert", action="store_true", help="do not write a certificate")
+    p.add_argument("--drop", metavar="HYP", action="append", default=[],
+                   help="evaluate the conclusion although hypothesis HYP fails on the input (Lean conventions, "
+                        "x/0 = 0); repeatable. This is how a probe's counterexample is re-checked")
     p.add_argument("--json", action="store_true")
 
 
 def run(args) -> int:
     claim = get(args.claim)
     inp = load_input(args.input, claim.input_kind)
-    res = claim.check(inp)
+    names = {h.name for h in claim.hypotheses}
+    for d in args.drop:
+        if d not in names:
+            raise QKInputError(f"--drop {d}: {claim.id} has hypotheses {', '.join(sorted(names)) or '(none)'}")
+    failing = [h for h in claim.failed_hypotheses(inp)]
+    kept = [h for h in failing if h.name not in args.drop]
+    if kept:
+        h = kept[0]
+        raise QKInputError(f"{claim.id} ({claim.label}): hypothesis '{h.name}' ({h.text}) fails on this input"
+                           f" (use --drop {h.name} to evaluate the conclusion anyway)")
+    res = claim.conclusion(inp)
+    if failing:
+        res.reason = (f"hypotheses dropped and false on this input: {', '.join(h.name for h in failing)}; "
+                      + res.reason).rstrip("; ")
     ij = inp.to_json()
     cert = certificates.build(claim, ij, res)
     path = None
