@@ -37,7 +37,7 @@ def run_suite(out_dir: Path, force: bool = False, write: bool = True) -> list[Au
     for claim in all_claims():
         kind = claim.input_kind
         for name, inp in cases():
-            if not fits(kind, inp):
+            if not fits(kind, inp, claim.id):
                 continue
             inp2 = adapt(kind, inp)
             bad = claim.failed_hypotheses(inp2)

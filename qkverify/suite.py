@@ -68,6 +68,24 @@ def _ortho() -> dict[str, OrthoInput]:
     return out
 
 
+#: Appendix A inputs: finite laws (exact enumeration) and Gaussian laws
+#: (moments exact, expectation of the ratio by Monte Carlo: empirical)
+LAWS = {
+    "iid_gaussian_N3": {"model": "iid", "N": 3, "law": "gaussian"},
+    "iid_rademacher_N2": {"model": "iid", "N": 2, "law": "rademacher"},
+    "qk_rademacher_n2_N2": {"model": "qk", "n": 2, "N": 2, "law_K": "rademacher", "law_Q": "rademacher"},
+    "qk_skewed_n1_N2": {"model": "qk", "n": 1, "N": 2, "law_K": "skewed", "law_Q": "skewed"},
+    "qk_gaussian_n1_N4": {"model": "qk", "n": 1, "N": 4, "law_K": "gaussian", "law_Q": "gaussian"},
+    "qk_gaussian_n2_N3": {"model": "qk", "n": 2, "N": 3, "law_K": "gaussian", "law_Q": "gaussian"},
+}
+
+
+def _laws() -> dict:
+    from .claims.random_matrices import LawInput
+
+    return {name: LawInput.from_document(doc, name) for name, doc in LAWS.items()}
+
+
 def cases() -> list[tuple[str, object]]:
     """All suite inputs as (name, input)."""
     out: list[tuple[str, object]] = []
@@ -75,11 +93,16 @@ def cases() -> list[tuple[str, object]]:
         out.append((name, MatrixInput(_m(rows), n)))
     out.extend(_heads().items())
     out.extend(_ortho().items())
+    out.extend(_laws().items())
     return out
 
 
-def fits(kind: str, inp) -> bool:
-    """Does the input fit a claim's input kind?"""
+def fits(kind: str, inp, claim_id: str = "") -> bool:
+    """Does the input fit a claim's input kind (and, for laws, its model)?"""
+    if kind == "law":
+        from .claims.random_matrices import LAW_MODELS, LawInput
+
+        return isinstance(inp, LawInput) and LAW_MODELS.get(claim_id) == inp.model
     if kind in ("matrix", "symmetric"):
         return isinstance(inp, MatrixInput)
     if kind == "matrix_n":
