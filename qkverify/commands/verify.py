@@ -1,0 +1,76 @@
+"""`qkverify verify CERT...`: re-check certificates with the trusted kernel.
+
+Each argument is a certificate file, a directory (searched recursively for
+``*.json``) or a glob pattern (``certificates/**/*.json``).  One line per
+certificate:
+
+* ``valid`` -- every witness and the conclusion re-checked;
+* ``partially re-checked`` -- a weights input: everything checkable without
+  the weights passed, the rest is listed with ``-v``;
+* ``invalid: [check] why`` -- the named re-check failed;
+* ``skipped`` -- a JSON file found by a directory/glob scan that is not a
+  certificate (no ``format`` or ``claim`` field).
+
+Exit status: 0 every certificate valid (or partially re-checked, unless
+``--strict``), 1 some certificate invalid, 2 some input unreadable (missing
+path, unreadable file, not JSON) or nothing to verify.
+
+Only :mod:`qkverify.verifier` does the checking; this module formats the
+result (see TRUST.md for what is trusted).
+"""
+
+from __future__ import annotations
+
+import sys
+
+from .. import verifier
+
+NAME = "verify"
+HELP = "re-check certificate files with the independent kernel (exit 0 valid, 1 invalid, 2 unreadable)"
+
+
+def add_arguments(p) -> None:
+    """CERT... plus -v/--verbose, -q/--quiet, --strict and --weights DIR."""
+    p.add_argument("certs", nargs="+", metavar="CERT",
+                   help="certificate files, directories (searched for *.json) or glob patterns")
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="also list every re-checked item and everything that was not re-checked")
+    p.add_argument("-q", "--quiet", action="store_true", help="print only certificates that are not valid")
+    p.add_argument("--strict", action="store_true",
+                   help="treat a partially re-checked certificate (weights input) as a failure (exit 1)")
+    p.add_argument("--weights", action="append", default=[], metavar="DIR",
+                   help="directory holding weights files named by certificates (hash re-checked); repeatable")
+
+
+def run(args) -> int:
+    """Verify every named certificate, print one line each and a summary;
+    returns the exit status (0 valid/partial, 1 invalid or --strict partial,
+    2 unreadable input or nothing to verify)."""
+    verifier.WEIGHTS_DIRS[:] = list(args.weights)
+    files, problems = verifier.expand_paths(args.certs)
+    for msg in problems:
+        print(f"{msg}: unreadable", file=sys.stderr)
+    counts = {"valid": 0, "partial": 0, "invalid": 0, "unreadable": len(problems), "skipped": 0}
+    for f, scanned in files:
+        out = verifier.verify_file(f, skip_non_certificates=scanned)
+        counts[out.status] += 1
+        if not (args.quiet and out.status in ("valid", "skipped")):
+            print(out.line(), flush=True)
+        if args.verbose:
+            for c in out.checked:
+                print(f"    checked: {c}")
+            for c in out.not_checked:
+                print(f"    NOT re-checked: {c}")
+    total = len(files) + len(problems)
+    if total != 1 or args.verbose:
+        extra = f", {counts['partial']} partially re-checked" if counts["partial"] else ""
+        extra += f", {counts['skipped']} skipped (not certificates)" if counts["skipped"] else ""
+        print(f"{total} file(s): {counts['valid']} valid{extra}, {counts['invalid']} invalid, "
+              f"{counts['unreadable']} unreadable")
+    if not files and not problems:
+        return 2
+    if counts["unreadable"]:
+        return 2
+    if counts["invalid"] or (args.strict and counts["partial"]):
+        return 1
+    return 0
