@@ -18,11 +18,14 @@ from the input, see DERIVED_MATRICES):
 * ``inertia_ldlt``: ``matrix``, ``perm``, ``L`` (strictly lower rows), ``D``
   blocks, ``inertia``
 * ``rank``: ``matrix``, ``scale``, ``rank``, ``minor_rows``, ``minor_cols``,
-  ``prime``, ``minor_mod_p``, ``left_kernel``, ``kernel_cols``, ``kernel_minor_mod_p``
+  ``prime``, ``minor_mod_p``, ``left_kernel``, ``kernel_cols``,
+  ``kernel_minor_mod_p``, ``kernel_prime``
 * ``eigenvalues``: ``matrix``, ``scale`` D, list ``roots`` of {``poly``,
   ``root_index``, ``interval``, ``multiplicity``} (roots of charpoly(D·X))
-* ``profile``: exact/interval values of a, b, c, d; ``alpha``/``beta`` as
-  indices into the eigenvalue witness; ``order`` (sign of α_j − β_j)
+* ``profile``: ``padding`` and ``values`` (exact / algebraic / interval
+  a, b, c, d, the fibers, α and β as exact eigenvalues: rationals or
+  irreducible polynomial + root index + isolating interval); ``order`` (sign
+  of α_j − β_j, −1/0/1)
 * ``fiber_decomposition``: ``face`` ("c" or "d"), ``exact`` true with ``H``,
   ``P`` rational rows, or false with interval matrices
 * ``identity``: named exact values (``"p/q"``) and the equalities that
