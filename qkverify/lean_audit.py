@@ -202,22 +202,27 @@ def _certificate_status(entry: LeanMapEntry, verifier: Callable | None) -> dict:
     if verifier is None:
         return {"certificate": "present", "certificate_files": len(files), "verified": "n/a",
                 "verify_failures": []}
-    ok, failures = 0, []
+    ok, failures, partial = 0, [], 0
     for f in files:
         try:
             res = verifier(f)
+            partial_ = False
             if hasattr(res, "ok"):
                 good = bool(res.ok)
-            else:  # qkverify.verifier.Outcome
-                good = getattr(res, "status", "") == "valid"
+            else:  # qkverify.verifier.Outcome: valid / partial / invalid / unreadable
+                status = getattr(res, "status", "")
+                good = status in ("valid", "partial")
+                partial_ = status == "partial"
             why = "" if good else str(getattr(res, "reason", "") or getattr(res, "message", "") or "not ok")
         except Exception as err:  # a broken certificate must not stop the audit
             good, why = False, f"{err.__class__.__name__}: {err}"
         if good:
             ok += 1
+            partial += partial_
         else:
             failures.append({"file": str(f), "reason": why.splitlines()[0] if why else "not ok"})
-    verdict = f"ok ({ok}/{len(files)})" if ok == len(files) else f"FAILED ({ok}/{len(files)} ok)"
+    note = f", {partial} partially re-checked" if partial else ""
+    verdict = f"ok ({ok}/{len(files)}{note})" if ok == len(files) else f"FAILED ({ok}/{len(files)} ok)"
     return {"certificate": "present", "certificate_files": len(files), "verified": verdict,
             "verify_failures": failures}
 
