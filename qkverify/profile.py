@@ -117,6 +117,22 @@ class Profile:
             out[f"{k}=1"] = one[k]
         return out
 
+    def in_theta(self) -> dict[str, bool | None]:
+        """Membership of π(L) in Θ = {a = b, cd = 0} ∩ Δ_3 (Prop 4, Lean
+        ``Appendices.MainText.Theta``), decided exactly: cd = 0 from the exact
+        face decisions, a = b by exact comparison of real algebraic numbers
+        (None only when b's exact value was not computed and its enclosure
+        contains a)."""
+        cd0 = self.c.is_zero or self.d.is_zero
+        if self.b.value is not None:
+            ab = self.a.value == self.b.value
+        elif not self.b.enclosure.overlaps(self.a.enclosure):
+            ab = False
+        else:
+            ab = None
+        member = (ab and cd0) if ab is not None else (False if not cd0 else None)
+        return {"a=b": ab, "cd=0": cd0, "member": member}
+
     def to_json(self, digits: int = 20) -> dict:
         return {
             "N": self.N,
@@ -126,6 +142,7 @@ class Profile:
             "c": self.c.to_json(digits),
             "d": self.d.to_json(digits),
             "fibers": self.fibers(),
+            "Theta": self.in_theta(),
             "alpha": [_ev_json(x, digits) for x in self.alpha],
             "beta": [_ev_json(x, digits) for x in self.beta],
             "inertia": {"n_pos": self.inertia[0], "n_neg": self.inertia[1], "n_zero": self.inertia[2]},

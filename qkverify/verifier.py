@@ -1350,7 +1350,8 @@ def check_profile_json(kp: KProfile, pj: Any, where: str) -> None:
     """Re-check a full profile JSON (Profile.to_json) against the kernel's."""
     chk = "profile"
     pj = jdict(pj, where)
-    only_keys(pj, {"N", "padding", "a", "b", "c", "d", "fibers", "alpha", "beta", "inertia", "exact_complete"}, where)
+    only_keys(pj, {"N", "padding", "a", "b", "c", "d", "fibers", "Theta", "alpha", "beta", "inertia",
+                   "exact_complete"}, where)
     _require(pyint(pj.get("N"), f"{where}.N") == kp.N, chk, f"{where}.N is not {kp.N}")
     _require(pj.get("padding") == kp.padding, chk, f"{where}.padding is not {kp.padding!r}")
     complete = True
@@ -1364,12 +1365,58 @@ def check_profile_json(kp: KProfile, pj: Any, where: str) -> None:
     _require(set(fib) == set(kf), chk, f"{where}.fibers: keys differ from the eight faces/vertices")
     for k, v in kf.items():
         _require(boolean(fib[k], f"{where}.fibers.{k}") == v, chk, f"{where}.fibers[{k}] should be {v}")
+    if "Theta" in pj:
+        check_theta_json(kp, pj["Theta"], f"{where}.Theta")
     al = jlist(pj.get("alpha"), f"{where}.alpha", kp.m)
     be = jlist(pj.get("beta"), f"{where}.beta", kp.m)
     for j in range(kp.m):
         check_eigen_json(kp.alpha(j), al[j], f"{where}.alpha[{j}]")
         check_eigen_json(kp.beta(j), be[j], f"{where}.beta[{j}]")
     check_inertia_json(kp.inertia, pj.get("inertia"), f"{where}.inertia", chk)
+
+
+def _coord_equals_rational(k: KCoord, q: fmpq) -> bool:
+    """Exact test of value(k) = q (gap argument through decide_zero)."""
+    if k.zero:
+        return q == 0
+    if k.exact is not None:
+        return k.exact == q
+    if k.proven is not None:
+        return k.proven == q
+    Kp, Kq, qp, qq = k.K.p, k.K.q, q.p, q.q
+
+    def G(v):
+        return k.F(v) * (Kp * qq) - qp * Kq
+
+    r = decide_zero(G, k.algs)
+    if r is None:
+        _fail("limits", f"cannot decide whether {k.name} equals {qstr(q)} within the limits")
+    return r
+
+
+def check_theta_json(kp: KProfile, x: Any, where: str) -> None:
+    """Membership of π in Θ = {a = b, cd = 0} (Prop 4): the kernel decides
+    a = b exactly (a is rational) and cd = 0 from its structural zeros; a
+    claimed ``null`` (undecided) is accepted only with a consistent member."""
+    chk = "profile Theta"
+    d = jdict(x, where)
+    only_keys(d, {"a=b", "cd=0", "member"}, where)
+    cd0 = kp.coords["c"].zero or kp.coords["d"].zero
+    _require(boolean(d.get("cd=0"), f"{where}.cd=0") == cd0, chk, f"{where}: cd = 0 should be {cd0}")
+    a = kp.coords["a"].exact
+    _require(a is not None, chk, "the kernel's a is not rational")
+    ab_claim = d.get("a=b")
+    if ab_claim is None:
+        ab = None
+    else:
+        ab = _coord_equals_rational(kp.coords["b"], a)
+        _require(boolean(ab_claim, f"{where}.a=b") == ab, chk, f"{where}: a = b should be {ab}")
+    member = d.get("member")
+    if ab is None:
+        _require(member is None or (member is False and not cd0), chk, f"{where}.member inconsistent with a=b undecided")
+    else:
+        _require(member is not None and boolean(member, f"{where}.member") == (ab and cd0), chk,
+                 f"{where}.member should be {ab and cd0}")
 
 
 def check_inertia_json(t: tuple, x: Any, where: str, chk: str) -> None:

@@ -88,3 +88,15 @@ def test_exact_profile_agrees_with_float64(rows):
     ex = [c.exact for c in p.coords()]
     if all(x is not None for x in ex):
         assert sum(ex, Q(0)) == 1
+
+
+@pytest.mark.parametrize("rows,member", [
+    ([[Q(3, 5), Q(4, 5)], [0, 0]], True),      # rank one: (8/25, 8/25, 9/25, 0)
+    ([[0, 1], [0, 0]], True),                  # (1/2, 1/2, 0, 0)
+    ([[1, 2], [3, 4]], False),                 # a = 1/60 ≠ b = 3/20
+    ([[1, 1], [1, -1]], False),                # (0, 1, 0, 0): a ≠ b
+    ([[3, 0, 0, 0], [0, 1, 0, 0], [0, 0, -2, 0], [0, 0, 0, -2]], False),  # c, d > 0
+    ([[2, 1], [1, 2]], True),                  # vertex (0, 0, 1, 0): a = b = 0 and d = 0
+])
+def test_theta_membership(rows, member):
+    assert compute_profile(fmpq_mat(rows)).in_theta()["member"] is member

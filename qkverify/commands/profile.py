@@ -43,6 +43,9 @@ def run(args) -> int:
         else:
             s = f"∈ [{c['interval'][0]}, {c['interval'][1]}] (certified)"
         print(f"  {k} = {s}")
+    th = out["Theta"]
+    print("  in Θ = {a = b, cd = 0} (rank-one locus, Prop 4): "
+          + {True: "yes", False: "no", None: "undecided"}[th["member"]])
     faces = [k for k, v in out["fibers"].items() if v]
     print("  on faces: " + (", ".join(faces) if faces else "none (interior)"))
     def ev(x):
