@@ -221,3 +221,14 @@ def test_probe_counterexample_rechecked_by_check(tmp_path, claim, hyp):
     assert code == 2 and hyp in err
     code, out, err = run_cli("check", claim, "--input", row["input_file"], "--drop", hyp, "--no-cert")
     assert code == 1 and "fails [exact]" in out
+
+
+def test_dropped_hypothesis_certificate_verifies(tmp_path):
+    """A certificate written under --drop is still re-checked by the kernel."""
+    f = tmp_path / "anti.json"
+    f.write_text("[[0,1],[-1,0]]")  # S = 0: Lemma 4's hypothesis S ≠ 0 fails
+    out = tmp_path / "c.json"
+    code, _, err = run_cli("check", "profile_scale", "--input", str(f), "--drop", "S_ne_zero", "--out", str(out))
+    assert code == 0, err
+    code, stdout, err = run_cli("verify", str(out))
+    assert code == 0 and "valid" in stdout, stdout + err
