@@ -2992,6 +2992,16 @@ def partial_weights(ctx: Ctx) -> None:
         _require(hz == 0 or facts.get("rank", 2 * n) < 2 * n, "inertia_charpoly", "½JG singular although rank M = 2n")
         sig = sig or (hp, hn, N - hp - hn)
         ctx.ok("signature of S from ½JG (Lemma 10: nonzero spectra agree, x^(N−2n) factor)")
+    if sig is None and "eig_intervals" in facts and facts.get("rank") == 2 * n:
+        # certified signature: 2n enclosures of the nonzero eigenvalues, each
+        # excluding 0, and rank M = 2n (so exactly N − 2n zeros, Lemma 10)
+        ivs = facts["eig_intervals"]
+        _require(len(ivs) == 2 * n, "enclosure", f"the enclosure witness has {len(ivs)} intervals, not 2n = {2 * n}")
+        _require(all(lo > 0 or hi < 0 for lo, hi in ivs), "enclosure",
+                 "an eigenvalue enclosure contains 0: the signature is not decided by it")
+        pos = sum(1 for lo, _ in ivs if lo > 0)
+        sig = (pos, 2 * n - pos, N - 2 * n)
+        ctx.ok("signature counted from 2n enclosures separated from 0 with rank M = 2n")
     _require(sig is not None and "rank" in facts, "witness", "the heads certificate lacks a rank or inertia witness")
     for key, want in (("n_pos", sig[0]), ("n_neg", sig[1]), ("n_zero", sig[2]), ("rank_M", facts["rank"]),
                       ("n", n), ("N", N)):

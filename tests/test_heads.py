@@ -86,6 +86,44 @@ def test_gram_data_matches_rational_arithmetic():
     assert g.a() == sum((x * x for x in T.entries()), fmpq(0)) / fL
 
 
+@pytest.mark.parametrize("lo", [-20, -40, -140])
+def test_float32_integer_route_matches_the_generic_route(lo):
+    """gram_data's float32 route (IEEE bit fields, signed-digit slices, one
+    stacked product, digit-split traces) gives the same exact G, Z, ‖L‖², tr L²
+    as the generic frexp route; -140 exercises subnormals (narrow spread)."""
+    from qkverify.heads.exact_gram import _dyadic, _float32_integers
+
+    rng = np.random.default_rng(11)
+    q = (rng.standard_normal((3, 17)) * 2.0 ** rng.integers(lo, lo + 20, (3, 17))).astype(np.float32)
+    k = (rng.standard_normal((3, 17)) * 2.0 ** rng.integers(lo, lo + 20, (3, 17))).astype(np.float32)
+    q[0, 0], k[1, 2] = 0.0, -0.0
+    M32 = np.concatenate([k, q])
+    Zi, e = _float32_integers(M32)
+    for i in range(6):
+        for j in range(17):
+            assert Fraction(int(Zi[i, j])) * Fraction(2) ** e == Fraction(float(M32[i, j]))
+    g = gram_data(q, k)
+    assert g.e == e and all(abs(s_).max() < 2 ** g.bits for s_ in g.slices)
+    Q, K = fmpq_of(q), fmpq_of(k)
+    L = K.transpose() * Q
+    assert fmpq(g.frob_L) * fmpq(2) ** (4 * g.e) == sum((x * x for x in L.entries()), fmpq(0))
+    assert fmpq(g.tr_L2) * fmpq(2) ** (4 * g.e) == sum(((L * L)[i, i] for i in range(17)), fmpq(0))
+    M = fmpq_mat(K.tolist() + Q.tolist())
+    G = M * M.transpose()
+    assert all(G[i, j] * fmpq(2) ** (-2 * g.e) == g.G[i, j] for i in range(6) for j in range(6))
+    slices, b, e2 = _dyadic(M32.astype(np.float64), 17, 24)[:3]
+    z_gen = sum(s_.astype(np.int64).astype(object) * (1 << (b * t)) for t, s_ in enumerate(slices))
+    assert all(Fraction(int(z_gen[i, j])) * Fraction(2) ** e2 == Fraction(int(Zi[i, j])) * Fraction(2) ** e
+               for i in range(6) for j in range(17))
+    # too wide for int64: the float32 route declines, gram_data falls back
+    w = np.array([[2.0 ** -120, 1.0]], np.float32)
+    assert _float32_integers(w) is None
+    from qkverify.errors import QKInputError
+
+    with pytest.raises(QKInputError):
+        _float32_integers(np.array([[np.inf]], np.float32))
+
+
 def test_rank_witness_is_independently_checkable():
     rng = np.random.default_rng(5)
     q, k = random_head(rng, 3, 9)

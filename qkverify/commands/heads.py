@@ -35,9 +35,9 @@ def add_arguments(p) -> None:
                    help="relative width of the b, c, d enclosures is at most 10^-digits (default 9)")
     p.add_argument("--n-heads", type=int, default=None, help="head count for safetensors without config.json")
     p.add_argument("--n-kv-heads", type=int, default=None, help="KV head count (grouped-query) without config.json")
-    p.add_argument("--exact-signature", choices=("all", "first", "none"), default="all",
-                   help="charpoly(½JG)+Descartes signature on all heads (default), the first head only, or none "
-                        "(then rank witness + certified enclosures)")
+    p.add_argument("--exact-signature", choices=("all", "first", "none"), default="first",
+                   help="exact charpoly(½JG)+Descartes signature on all heads, the first head only (default), or none "
+                        "; other heads: exact rank witness + certified enclosures of the 2n nonzero eigenvalues")
     p.add_argument("--direct", choices=("first", "none", "all"), default="first",
                    help="also the direct N x N exact route (charpoly of S) on the first head (default), none or all")
     p.add_argument("--enclosure", choices=("fast", "arb"), default="fast",

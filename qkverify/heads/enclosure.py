@@ -110,25 +110,33 @@ def _g(k: int) -> float:
     return 1.01 * (k + 2) * U
 
 
-def _imul(Am: np.ndarray, Ar: np.ndarray | None, Bm: np.ndarray, Br: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+def _imul(Am: np.ndarray, Ar: np.ndarray | None, Bm: np.ndarray, Br: np.ndarray | None,
+          aA: np.ndarray | None = None, aB: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Enclosure [Cm ± Cr] of {AB : |A − Am| ≤ Ar, |B − Bm| ≤ Br} (entrywise).
 
     Cm = fl(Am Bm).  The true product differs from Am Bm by at most
     |Am|Br + Ar(|Bm| + Br), and fl(Am Bm) from Am Bm by at most
-    γ_k |Am||Bm|.  Every nonnegative product computed in floating point
-    underestimates its exact value by a factor ≥ 1 − γ_k, which the
-    (1 + g) inflation and the tiny absolute term cover.
+    g|Am||Bm| (g ≥ γ_k).  The radius is evaluated as
+
+        (g|Am| + Ar)|Bm| + (|Am| + Ar)Br
+          = g|Am||Bm| + |Am|Br + Ar(|Bm| + Br) + g|Am|Br  ≥  the bound above
+
+    with two products instead of three.  Every entry of it is a sum of
+    products of nonnegative floats with at most k + 3 roundings on any path,
+    so the computed value underestimates the exact one by a factor at least
+    1 − γ_{k+3}, which the (1 + 4g) inflation and the tiny absolute term
+    (underflow) cover.  ``aA``/``aB`` may pass |Am|/|Bm| when already known.
     """
     k = Am.shape[1]
     g = _g(k)
     Cm = Am @ Bm
-    aA, aB = np.abs(Am), np.abs(Bm)
-    rad = (aA @ aB) * g
+    if aA is None:
+        aA = np.abs(Am)
+    if aB is None:
+        aB = np.abs(Bm)
+    rad = (aA * g if Ar is None else aA * g + Ar) @ aB
     if Br is not None:
-        rad = rad + aA @ Br
-        aB = aB + Br
-    if Ar is not None:
-        rad = rad + Ar @ aB
+        rad += (aA if Ar is None else aA + Ar) @ Br
     return Cm, rad * (1.0 + 4 * g) + _TINY
 
 
@@ -239,9 +247,11 @@ def enclose_fast(G: np.ndarray, n: int, Gm_s: tuple | None = None) -> Enclosure:
     Gm, Gr, s = Gm_s if Gm_s is not None else _gram_float(G)
     Y = _float_basis(Gm, n)
     p = _perm(n)
-    Pm, Pr = _imul(Gm, Gr, Y, None)
-    Bm, Br = _imul(Pm.T, Pr.T, Pm[p], Pr[p])      # PᵀJP = 2B
-    Hm, Hr = _imul(Y.T, None, Pm, Pr)
+    aY = np.abs(Y)
+    Pm, Pr = _imul(Gm, Gr, Y, None, aB=aY)
+    aP = np.abs(Pm)
+    Bm, Br = _imul(Pm.T, Pr.T, Pm[p], Pr[p], aA=aP.T, aB=aP[p])      # PᵀJP = 2B
+    Hm, Hr = _imul(Y.T, None, Pm, Pr, aA=aY.T, aB=aP)
     Bm, Br = 0.5 * Bm, 0.5 * Br                    # exact scalings
     m = 2 * n
     I = np.eye(m)
@@ -449,14 +459,16 @@ def enclose_exact_products(Gz: fmpz_mat, n: int, Gm_s: tuple, prec: int = 160) -
     one = 1 << (s - 2 * f)
     # exact sums: (B2ᵀB2)_jj − B2_jj² is column j's off-diagonal energy;
     # ‖Hi − one·I‖_F² = Σ_j (FᵀF)_jj with F = Hi − one·I
-    diag = [int(B2[i, i]) for i in range(m)]
-    BtB = B2.transpose() * B2
-    col = [int(BtB[j, j]) - diag[j] * diag[j] for j in range(m)]
+    # (column sums of squares taken entrywise in Python integers: exact, and
+    # far cheaper than forming B2ᵀB2 or FᵀF just for their diagonals)
+    b2 = [int(x) for x in B2.entries()]            # row-major, m x m
+    diag = [b2[i * m + i] for i in range(m)]
+    col = [sum(x * x for x in b2[j::m]) - diag[j] * diag[j] for j in range(m)]
     tot = sum(col)
+    hi_ = [int(x) for x in Hi.entries()]
     for i in range(m):
-        Hi[i, i] = Hi[i, i] - one
-    FtF = Hi.transpose() * Hi
-    hsum = sum(int(FtF[j, j]) for j in range(m))
+        hi_[i * m + i] -= one
+    hsum = sum(x * x for x in hi_)
     old = ctx.prec
     ctx.prec = prec
     try:

@@ -148,33 +148,6 @@ def swap_matrix(n: int) -> fmpz_mat:
 _SWAP: dict[int, fmpz_mat] = {}
 
 
-def _pieces(A: np.ndarray) -> np.ndarray:
-    """Split an int64 array with |A| < 2^54 into 3 signed 18-bit pieces:
-    A = p0 + p1·2^18 + p2·2^36 exactly (stacked on a new first axis)."""
-    sgn = np.sign(A)
-    v = np.abs(A)
-    m = (1 << 18) - 1
-    return np.stack([sgn * (v & m), sgn * ((v >> 18) & m), sgn * (v >> 36)])
-
-
-def _exact_frobenius_pairing(As: list, Cs: list) -> int:
-    """Σ_ij (Σ_t 2^{s_t} A_t)_ij (Σ_u 2^{s_u} C_u)_ij exactly, where A_t, C_u
-    are given as 18-bit pieces (3, r, c) of int64 arrays below 2^54: every
-    partial sum of piece products fits in int64."""
-    a = np.concatenate([A.reshape(3, -1) for _, A in As])     # (3T, m)
-    c = np.concatenate([C.reshape(3, -1) for _, C in Cs])     # (3U, m)
-    D = (a @ c.T).tolist()    # entries < 2^36 · m, exact in int64 for m < 2^26
-    sa = [sh + 18 * r for sh, _ in As for r in range(3)]
-    sc = [sh + 18 * r for sh, _ in Cs for r in range(3)]
-    total = 0
-    for i, si in enumerate(sa):
-        row = D[i]
-        for j, sj in enumerate(sc):
-            if row[j]:
-                total += row[j] << (si + sj)
-    return total
-
-
 def dyadic_slices(A: np.ndarray, N: int, mbits: int = 53) -> tuple[list[np.ndarray], int, int]:
     """See :func:`_dyadic` (this returns its first three results)."""
     return _dyadic(A, N, mbits)[:3]
@@ -242,39 +215,141 @@ def _dyadic(A: np.ndarray, N: int, mbits: int = 53) -> tuple[list[np.ndarray], i
     return slices, b, e, None
 
 
+def _float32_integers(M32: np.ndarray) -> tuple[np.ndarray, int] | None:
+    """Exact M = Zi·2^e for a float32 array.
+
+    Every float32 is an integer times 2^{E'−150} with E' = max(E, 1) from its
+    biased exponent field E, and has at most 24 significant bits.  With
+    E'_min the smallest such exponent over the nonzero entries (read from the
+    bit patterns: for positive floats the bit order is the value order),
+    M·2^{150−E'_min} is an integer matrix: the float64 scaling by a power of
+    two is exact, and so is the conversion to int64 while the integers stay
+    below 2^62 (checked from the largest exponent).  A common power of two
+    (the lowest set bit of the OR of all entries; two's complement keeps it)
+    is then removed.  Returns (Zi, e) or None when Z would need more than 62
+    bits (the caller then uses the generic route).  Raises QKInputError on
+    NaN/Inf.
+    """
+    ab = np.ascontiguousarray(M32, dtype=np.float32).view(np.uint32) & np.uint32(0x7FFFFFFF)
+    amax = int(ab.max())
+    if amax >= 0x7F800000:
+        raise QKInputError("weights contain NaN or Inf, which are not rational numbers")
+    if amax == 0:
+        return np.zeros(M32.shape, np.int64), 0
+    amin = int(np.where(ab == 0, np.uint32(0x7F800000), ab).min())
+    emin = max(amin >> 23, 1)
+    emax = max(amax >> 23, 1)
+    if emax - emin + 24 > 62:
+        return None
+    Zi = (np.asarray(M32, np.float64) * 2.0 ** (150 - emin)).astype(np.int64)   # exact integers < 2^62
+    orv = int(np.bitwise_or.reduce(Zi, axis=None))
+    t = (orv & -orv).bit_length() - 1
+    if t > 0:
+        Zi >>= t                          # exact: every entry is divisible by 2^t
+    return Zi, emin - 150 + t
+
+
+def _slices_of_int(Zi: np.ndarray, N: int) -> tuple[list[np.ndarray], int]:
+    """Signed-digit b-bit slices (float64) of an int64 matrix, Zi = Σ C_k 2^{bk}
+    with |C_k| < 2^b and 2b + ⌈log2 N⌉ ≤ 53 (so slice products summed over N
+    terms are exact in float64).  The lower slices are Zi mod 2^b in [0, 2^b)
+    (two's complement ``&``), the top one the arithmetic shift (floor), which
+    is below 2^b in absolute value because K·b exceeds the bit length of
+    max|Zi|."""
+    bmax = (53 - int(np.ceil(np.log2(max(N, 2))))) // 2
+    top = int(np.abs(Zi).max()).bit_length()
+    K = top // bmax + 1                  # smallest K with K·bmax > top
+    b = top // K + 1                     # smallest b with K·b > top (b ≤ bmax)
+    mask = (1 << b) - 1
+    out = []
+    z = Zi
+    for _ in range(K - 1):
+        out.append((z & mask).astype(np.float64))
+        z = z >> b
+    out.append(z.astype(np.float64))
+    return out, b
+
+
+#: 18-bit pieces of |P| < 2^54 multiply to at most 2^36; sums of m such
+#: products are exact in float64 while 2^36·m ≤ 2^53
+_PIECE = 18
+
+
+def _exact_traces(parts: list, n: int) -> tuple[int, int]:
+    """(tr(G_KK G_QQ), tr(G_KQ G_KQ)) of G = Σ P_t·2^{s_t} (P_t int64, |P_t| < 2^54,
+    symmetric), exactly.  The four n x n blocks needed are cut into signed
+    digits P = p0 + p1·2^18 + p2·2^36 (p0, p1 ∈ [0, 2^18) by two's complement
+    ``&``, p2 the arithmetic shift, |p2| ≤ 2^18); the pairings of digits are
+    integer dot products of length n², computed in float64 when
+    2^36·n² < 2^53 (exact whatever the summation order), else in int64
+    (< 2^63 for n < 2^13); the shifted sums are taken in Python integers."""
+    T = len(parts)
+    Ps = np.stack([P for _, P in parts])                      # (T, 2n, 2n)
+    blocks = np.stack([Ps[:, :n, :n], Ps[:, n:, n:], Ps[:, :n, n:], Ps[:, :n, n:].transpose(0, 2, 1)])  # (4, T, n, n)
+    m = (1 << _PIECE) - 1
+    hi = blocks >> _PIECE
+    dig = np.stack([blocks & m, hi & m, hi >> _PIECE], axis=1)   # (4, 3, T, n, n): digit r of part t
+    dt = np.float64 if 2 * _PIECE + 2 * max(n, 1).bit_length() <= 53 else np.int64
+    dig = dig.reshape(4, 3 * T, n * n).astype(dt)
+    sh = np.array([s + _PIECE * r for r in range(3) for s, _ in parts], dtype=np.int64)
+    ssum = (sh[:, None] + sh[None, :]).ravel().tolist()
+    out = []
+    for X, Y in ((dig[0], dig[1]), (dig[2], dig[3])):
+        D = (X @ Y.T).astype(np.int64).ravel().tolist()     # exact integers, |D| ≤ 2^36·n²
+        total = 0
+        for s_, d_ in zip(ssum, D):
+            if d_:
+                total += d_ << s_
+        out.append(total)
+    return out[0], out[1]
+
+
 def gram_data(W_Q: np.ndarray, W_K: np.ndarray) -> GramData:
     """Exact Gram data of the head (W_Q, W_K), shapes (n, N) each.
 
-    Raises QKInputError for shape mismatches and NaN/Inf.
+    float32 weights (every real checkpoint here) take an integer-only route:
+    Z from the IEEE bit fields, slices of Z, one float64 product of the
+    stacked slices (exact, see the module docstring).  Other dtypes go
+    through :func:`_dyadic`.  Raises QKInputError for shape mismatches and
+    NaN/Inf.  Serves SPEC Def 6 (a) and Appendix C Lemma 10 (G).
     """
     if W_Q.shape != W_K.shape or W_Q.ndim != 2:
         raise QKInputError(f"W_Q {W_Q.shape} and W_K {W_K.shape} must both be n x N")
     n, N = W_Q.shape
     f32 = np.asarray(W_Q).dtype == np.float32 and np.asarray(W_K).dtype == np.float32
-    M = np.concatenate([np.asarray(W_K, np.float64), np.asarray(W_Q, np.float64)], axis=0)
-    slices, b, e, Zi = _dyadic(M, N, 24 if f32 else 53)
-    parts = []
+    fast = _float32_integers(np.concatenate([W_K, W_Q], axis=0)) if f32 else None
+    if fast is not None:
+        Zi, e = fast
+        slices, b = _slices_of_int(Zi, N)
+    else:
+        M = np.concatenate([np.asarray(W_K, np.float64), np.asarray(W_Q, np.float64)], axis=0)
+        slices, b, e, Zi = _dyadic(M, N, 24 if f32 else 53)
     K = len(slices)
+    n2 = 2 * n
+    # all slice products at once: entries < 2^{2b}·N ≤ 2^53, exact in float64
+    C = slices[0] if K == 1 else np.concatenate(slices, axis=0)
+    Gs = (C @ C.T).astype(np.int64)
+    parts = []
     for k in range(K):
         for l in range(k, K):
-            P = (slices[k] @ slices[l].T).astype(np.int64)  # exact: integer sums below 2^53
+            P = Gs[k * n2:(k + 1) * n2, l * n2:(l + 1) * n2]
             if l != k:
                 P = P + P.T  # in int64, exact (below 2^54)
+            else:
+                P = P.copy()
             parts.append((b * (k + l), P))
     # ‖L‖² = tr(G_KK G_QQ) = Σ G_KK ∘ G_QQ (both symmetric); tr(L²) = Σ G_KQ ∘ G_KQᵀ
-    pcs = [(sh, _pieces(P)) for sh, P in parts]
-    frob_L = _exact_frobenius_pairing([(sh, X[:, :n, :n]) for sh, X in pcs], [(sh, X[:, n:, n:]) for sh, X in pcs])
-    tr_L2 = _exact_frobenius_pairing([(sh, X[:, :n, n:]) for sh, X in pcs],
-                                     [(sh, X[:, :n, n:].transpose(0, 2, 1)) for sh, X in pcs])
+    frob_L, tr_L2 = _exact_traces(parts, n)
     gd = GramData(n, N, e, slices, b, parts, frob_L, tr_L2)
     gd._Zi = Zi
     return gd
 
 
 def _mod_p(data: GramData, cols: list[int], p: int) -> list[list[int]]:
-    """Z[:, cols] mod p as Python ints (exact, int64 arithmetic)."""
+    """Z[:, cols] as Python ints congruent to Z mod p (exact, int64 arithmetic):
+    Z itself when it fits in int64 (FLINT reduces it), else residues."""
     if data._Zi is not None:
-        return np.mod(data._Zi[:, cols], p).tolist()
+        return data._Zi[:, cols].tolist()
     acc = np.zeros((2 * data.n, len(cols)), dtype=np.int64)
     for k, C in enumerate(data.slices):
         c = np.mod(C[:, cols].astype(np.int64), p)
