@@ -79,6 +79,7 @@ def tool_versions() -> dict[str, str]:
 
 
 def load_schema() -> dict:
+    """The shipped certificate JSON Schema (qkverify/schema/certificate.schema.json)."""
     return json.loads(SCHEMA_PATH.read_text())
 
 
@@ -125,6 +126,7 @@ def build(
 
 
 def canonical_bytes(cert: dict) -> bytes:
+    """Canonical UTF-8 JSON (sorted keys, indent 1, trailing newline): byte-identical for equal certificates."""
     return (json.dumps(cert, sort_keys=True, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
 
 
@@ -185,6 +187,7 @@ def input_digest(input_json: dict) -> str:
 
 
 def file_sha256(path: str | Path) -> str:
+    """Hex SHA-256 of a file, read in 1 MiB chunks (weights provenance in compact certificates)."""
     h = hashlib.sha256()
     with open(path, "rb") as fh:
         for chunk in iter(lambda: fh.read(1 << 20), b""):

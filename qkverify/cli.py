@@ -24,6 +24,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> tuple[argparse.ArgumentParser, dict]:
+    """The argparse parser with one subcommand per module in qkverify.commands, and their run functions."""
     parser = _Parser(prog="qkverify", description="Exact checks of attention-head mathematics.")
     parser.add_argument("--version", action="version", version=f"qkverify {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
@@ -42,6 +43,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """CLI entry point; returns the exit status (0/1/3 per command, 2 bad input, 70 internal error)."""
     parser, runners = build_parser()
     args = parser.parse_args(argv)
     if not args.command:

@@ -14,6 +14,7 @@ from .registry import Hypothesis, Result
 
 
 def q(x) -> str:
+    """Exact "p/q" text of a rational."""
     return fmpq_str(fmpq(x))
 
 
@@ -32,6 +33,7 @@ def inertia_both(X: fmpq_mat, name: str, use_ldlt: bool = True) -> tuple[Inertia
 
 
 def result(ok: bool, evidence: str, witnesses: list[dict], values: dict, reason_fail: str = "", convention=None) -> Result:
+    """Result with verdict holds/fails from ``ok``; the reason is kept only for a failure."""
     return Result(
         "holds" if ok else "fails",
         evidence,

@@ -20,6 +20,7 @@ WITNESS_PRIMES = (4611686018427387847, 2305843009213693951, 1152921504606846883,
 
 
 def shape(A: fmpq_mat) -> tuple[int, int]:
+    """(rows, cols) of a matrix."""
     return A.nrows(), A.ncols()
 
 
@@ -32,6 +33,7 @@ def require_square(A: fmpq_mat, name: str = "L") -> int:
 
 
 def identity(n: int) -> fmpq_mat:
+    """The n x n identity as an exact fmpq_mat."""
     I = fmpq_mat(n, n)
     for i in range(n):
         I[i, i] = 1
@@ -39,6 +41,7 @@ def identity(n: int) -> fmpq_mat:
 
 
 def zeros(r: int, c: int) -> fmpq_mat:
+    """The r x c zero matrix (exact)."""
     return fmpq_mat(r, c)
 
 
@@ -55,6 +58,7 @@ def skew_part(L: fmpq_mat) -> fmpq_mat:
 
 
 def entries(A: fmpq_mat) -> list[fmpq]:
+    """Entries of A in row-major order (exact fmpq)."""
     return list(A.entries())
 
 
@@ -67,6 +71,7 @@ def frob_sq(A: fmpq_mat) -> fmpq:
 
 
 def trace(A: fmpq_mat) -> fmpq:
+    """tr(A) for square A (exact); QKInputError if A is not square."""
     n = require_square(A, "matrix")
     s = fmpq(0)
     for i in range(n):
@@ -75,14 +80,17 @@ def trace(A: fmpq_mat) -> fmpq:
 
 
 def is_zero(A: fmpq_mat) -> bool:
+    """A = 0 exactly."""
     return all(x == 0 for x in A.entries())
 
 
 def is_symmetric(A: fmpq_mat) -> bool:
+    """A square and A = Aᵀ exactly (Theorem 4: a = 0 fiber)."""
     return A.nrows() == A.ncols() and A == A.transpose()
 
 
 def is_antisymmetric(A: fmpq_mat) -> bool:
+    """A square and A = −Aᵀ exactly (Theorem 4: a = 1 fiber)."""
     return A.nrows() == A.ncols() and A == -A.transpose()
 
 
@@ -116,12 +124,14 @@ def block(rows: list[list[fmpq_mat]]) -> fmpq_mat:
 
 
 def vstack(A: fmpq_mat, B: fmpq_mat) -> fmpq_mat:
+    """Rows of A over rows of B (e.g. M = [W_K; W_Q], 2n x N); QKInputError on a column mismatch."""
     if A.ncols() != B.ncols():
         raise QKInputError(f"cannot stack {A.nrows()}x{A.ncols()} over {B.nrows()}x{B.ncols()}")
     return fmpq_mat(A.tolist() + B.tolist())
 
 
 def submatrix(A, rows: list[int], cols: list[int]):
+    """A[rows, cols] (same matrix type as A)."""
     return type(A)([[A[i, j] for j in cols] for i in rows])
 
 
@@ -254,6 +264,7 @@ def random_rational(rng: random.Random, r: int, c: int, num: int = 5, den: int =
 
 
 def random_antisymmetric(rng: random.Random, n: int, num: int = 3, den: int = 2) -> fmpq_mat:
+    """Random rational antisymmetric n x n matrix (input of cayley_orthogonal)."""
     K = fmpq_mat(n, n)
     for i in range(n):
         for j in range(i + 1, n):
