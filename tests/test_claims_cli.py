@@ -232,3 +232,42 @@ def test_dropped_hypothesis_certificate_verifies(tmp_path):
     assert code == 0, err
     code, stdout, err = run_cli("verify", str(out))
     assert code == 0 and "valid" in stdout, stdout + err
+
+
+def test_search_that_checks_nothing_is_undecided(tmp_path):
+    mod = tmp_path / "conj.py"
+    mod.write_text("from qkverify.search import conjecture\n\n\n"
+                   "@conjecture('boom', input_kind='matrix', statement='raises')\n"
+                   "def boom(inp):\n    return 1 / 0\n")
+    code, out, err = run_cli("search", "--module", str(mod), "boom", "--budget", "20", "--out", str(tmp_path / "o"))
+    assert code == 3 and "nothing was checked" in out and "proves nothing" not in out
+
+
+def test_probe_without_violating_inputs_is_not_tested(tmp_path):
+    code, out, err = run_cli("probes", "GramForm.charpoly_roots_filter_ne_zero", "--out", str(tmp_path), "--budget", "20")
+    (table,) = tmp_path.glob("probes*.json")
+    rows = {r["hypothesis"]: r for r in json.loads(table.read_text())["probes"]}
+    assert rows["n_ge_1"]["status"] == "not tested"
+    assert rows["M_surjective"]["status"] == "needed"
+
+
+def test_truncated_safetensors_is_named(tmp_path):
+    import numpy as np
+    from safetensors.numpy import save_file
+
+    f = tmp_path / "m.safetensors"
+    save_file({"encoder.layer.0.attention.self.query.weight": np.ones((4, 4), np.float32),
+               "encoder.layer.0.attention.self.key.weight": np.ones((4, 4), np.float32)}, str(f))
+    data = f.read_bytes()
+    f.write_bytes(data[:-10])
+    code, out, err = run_cli("heads", str(f), "--n-heads", "2", "--out", str(tmp_path / "o"))
+    assert code == 2 and "file truncated" in err and len(err.strip().splitlines()) == 1
+
+
+def test_heads_csv_cells_are_plain_numbers():
+    import numpy as np
+
+    from qkverify.heads.output import _cell
+
+    assert _cell(np.float64(0.7408303844787725)) == "0.7408303844787725"
+    assert _cell(np.int64(3)) == 3 and _cell(np.bool_(True)) is True and _cell(None) == ""

@@ -20,7 +20,8 @@ EXIT = {"holds": 0, "fails": 1, "undecided": 3}
 def add_arguments(p) -> None:
     p.add_argument("claim", help="Lean id (e.g. profile_rank_one) or label (e.g. 'Theorem 3')")
     p.add_argument("--input", required=True, help="input file (JSON or .npy)")
-    p.add_argument("--out", help="certificate path (default certificates/<claim>/<input digest>.json)")
+    p.add_argument("--out", help="certificate file, or an existing directory to write into "
+                                 "(default certificates/<claim>/check_<input digest>.json)")
     p.add_argument("--force", action="store_true", help="replace a different existing certificate")
     p.add_argument("--no-cert", action="store_true", help="do not write a certificate")
     p.add_argument("--drop", metavar="HYP", action="append", default=[],
@@ -50,7 +51,11 @@ def run(args) -> int:
     cert = certificates.build(claim, ij, res)
     path = None
     if not args.no_cert:
-        path = Path(args.out) if args.out else Path("certificates") / claim.id / f"check_{certificates.input_digest(ij)}.json"
+        name = f"check_{certificates.input_digest(ij)}.json"
+        if args.out and Path(args.out).is_dir():
+            path = Path(args.out) / name  # --out DIR: write inside it, as heads/search/probes do
+        else:
+            path = Path(args.out) if args.out else Path("certificates") / claim.id / name
         status = certificates.write(cert, path, force=args.force)
     if args.json:
         print_json({"claim": claim.id, "label": claim.label, "verdict": res.verdict, "evidence": res.evidence,

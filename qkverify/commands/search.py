@@ -2,7 +2,8 @@
 
 Exit status: 1 when a counterexample is found (its certificate and input file
 are written), 0 when none is found (the message says how many inputs were
-tried and that this proves nothing), 2 on bad input.
+tried and that this proves nothing), 3 when nothing could be checked (no
+eligible input, or the checker raised on every one), 2 on bad input.
 """
 
 from __future__ import annotations
@@ -63,4 +64,6 @@ def run(args) -> int:
             print(f"input file: {ipath}")
         if o.errors:
             print(f"warning: the checker raised on {len(o.errors)} inputs (skipped); first: {o.errors[0][1]}")
-    return 1 if o.found else 0
+    if o.found:
+        return 1
+    return 3 if o.checked == 0 else 0  # undecided when no input was actually checked

@@ -14,6 +14,8 @@ import csv
 import json
 from pathlib import Path
 
+import numpy as np
+
 COLUMNS = [
     "model", "layer", "head", "kv_head", "N", "n", "rank_M", "n_pos", "n_neg", "n_zero",
     "a", "b", "b_lo", "b_hi", "c", "c_lo", "c_hi", "d", "d_lo", "d_hi",
@@ -33,8 +35,12 @@ JSON_EXTRA = ["a_exact", "symmetric_energy_exact", "seconds"]
 def _cell(v):
     if v is None:
         return ""
-    if isinstance(v, float):
-        return repr(v)
+    if isinstance(v, np.bool_):
+        return bool(v)
+    if isinstance(v, (float, np.floating)):
+        return repr(float(v))
+    if isinstance(v, np.integer):
+        return int(v)
     return v
 
 

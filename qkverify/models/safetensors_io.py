@@ -48,6 +48,17 @@ class SafetensorsFile:
         if not isinstance(header, dict):
             raise QKInputError(f"{self.path}: not a safetensors file (header is not a JSON object)")
         self.metadata = header.pop("__metadata__", {}) or {}
+        # the data section must hold every tensor the header announces
+        ends = []
+        for info in header.values():
+            if isinstance(info, dict) and isinstance(info.get("data_offsets"), list) and len(info["data_offsets"]) == 2:
+                try:
+                    ends.append(int(info["data_offsets"][1]))
+                except (TypeError, ValueError):
+                    pass
+        need = 8 + hlen + (max(ends) if ends else 0)
+        if need > size:
+            raise QKInputError(f"{self.path}: file truncated (the header needs {need} bytes, the file has {size})")
         self.header = header
         self.names = list(header)
         self._data_start = 8 + hlen

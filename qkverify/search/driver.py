@@ -61,6 +61,7 @@ class SearchOutcome:
     result: Any = None
     generated: int = 0
     eligible: int = 0
+    checked: int = 0  # eligible inputs whose conclusion was actually evaluated
     first_found_after: int | None = None
     errors: list[tuple[str, str]] = field(default_factory=list)
     seconds: float = 0.0
@@ -71,7 +72,10 @@ class SearchOutcome:
         if self.found:
             return (f"{what}: counterexample found after {self.first_found_after} distinct inputs {pattern} "
                     f"({self.generated} drawn incl. shrinking, seed {self.seed})")
-        return (f"{what}: no counterexample among {self.eligible} distinct inputs {pattern} "
+        if self.checked == 0:
+            return (f"{what}: nothing was checked: {self.eligible} distinct inputs {pattern}, "
+                    f"{len(self.errors)} checker errors ({self.generated} drawn, seed {self.seed}); undecided")
+        return (f"{what}: no counterexample among {self.checked} distinct inputs {pattern} checked "
                 f"({self.generated} drawn, seed {self.seed}, max dim {self.max_dim}); this proves nothing")
 
 
@@ -145,6 +149,8 @@ def search(
             failed = False
         else:
             failed = res.verdict == "fails"
+            if not state["found"]:
+                out.checked += 1
         if key is not None:
             memo[key] = failed
         if failed and not state["found"]:

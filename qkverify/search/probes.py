@@ -33,6 +33,7 @@ NEEDED = "needed"
 #: input kinds with a file form that ``qkverify check`` reads
 FILE_KINDS = ("matrix", "matrix_n", "symmetric", "head", "orthogonal", "law")
 NOT_SHOWN = "not shown necessary"
+NOT_TESTED = "not tested"  # no input violating only that hypothesis was generated / checked
 
 
 @dataclass
@@ -116,9 +117,11 @@ def probe_claim(claim, *, budget: int = 200, seed: int = 0, max_dim: int = 4,
             status, ce, ev = NOT_SHOWN, None, None
             reason = (f"no input violating only '{h.name}' with a failing conclusion among {o.eligible} eligible "
                       f"inputs ({o.generated} generated); this does not show the hypothesis is unnecessary")
-            if o.eligible == 0:
-                reason = (f"the search never produced an input violating only '{h.name}' "
-                          f"({o.generated} generated); nothing was tested")
+            if o.checked == 0:
+                status = NOT_TESTED
+                reason = (f"the search never checked an input violating only '{h.name}' "
+                          f"({o.generated} generated, {o.eligible} eligible, {len(o.errors)} checker errors); "
+                          "nothing was tested")
         rows.append(ProbeRow(claim.id, claim.label, h.name, h.text, status, ev, ce, reason,
                              o.first_found_after if o.found else o.eligible, o.generated,
                              round(o.seconds, 3), cert, ipath, chk, len(o.errors)))
