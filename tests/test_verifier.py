@@ -336,7 +336,10 @@ def test_cli_exit_codes(tmp_path, certs, capsys):
     bad.unlink()
     assert main(["verify", str(tmp_path / "ok")]) == 0
     assert "skipped" in capsys.readouterr().out
-    assert main(["verify", str(tmp_path / "ok" / "summary.json")]) == 1  # named explicitly: schema
+    # named explicitly (as a shell-expanded glob does) it is skipped too; alone it leaves nothing to verify
+    assert main(["verify", str(tmp_path / "ok" / "summary.json"), str(good)]) == 0
+    assert "summary.json: skipped" in capsys.readouterr().out
+    assert main(["verify", str(tmp_path / "ok" / "summary.json")]) == 2
 
 
 def test_cli_on_shipped_directory(capsys):

@@ -9,8 +9,9 @@ certificate:
   is not safetensors, e.g. quantised GGUF), or a Monte Carlo part:
   everything checkable passed, the rest is listed with ``-v``;
 * ``invalid: [check] why`` -- the named re-check failed;
-* ``skipped`` -- a JSON file found by a directory/glob scan that is not a
-  certificate (no ``format`` or ``claim`` field).
+* ``skipped`` -- a JSON file that is not a certificate (neither a
+  ``format`` nor a ``claim`` field), however it was named; if nothing but
+  such files is given the exit status is 2.
 
 Exit status: 0 every certificate valid (or partially re-checked, unless
 ``--strict``), 1 some certificate invalid, 2 some input unreadable (missing
@@ -80,7 +81,10 @@ def run(args) -> int:
         print(f"{msg}: unreadable", file=sys.stderr)
     counts = {"valid": 0, "partial": 0, "invalid": 0, "unreadable": len(problems), "skipped": 0}
     for f, scanned in files:
-        out = verifier.verify_file(f, skip_non_certificates=scanned)
+        # a JSON object with neither ``format`` nor ``claim`` is not a certificate
+        # however it was named (a shell-expanded glob names the tables beside
+        # the certificates one by one); it is skipped, never counted as valid
+        out = verifier.verify_file(f, skip_non_certificates=True)
         counts[out.status] += 1
         if not (args.quiet and out.status in ("valid", "skipped")):
             print(out.line(), flush=True)
@@ -96,6 +100,9 @@ def run(args) -> int:
         print(f"{total} file(s): {counts['valid']} valid{extra}, {counts['invalid']} invalid, "
               f"{counts['unreadable']} unreadable")
     if not files and not problems:
+        return 2
+    if counts["valid"] + counts["partial"] + counts["invalid"] == 0 and not counts["unreadable"]:
+        print("nothing to verify: no certificate among the files given", file=sys.stderr)
         return 2
     if counts["unreadable"]:
         return 2
