@@ -12,7 +12,7 @@ What is timed
   rate counts conclusion evaluations over the wall time of the whole search
   (generation, shrinking bookkeeping and hypothesis tests included).
 * sympy route -- on exactly the inputs the search evaluated, in order: the
-  exact profile as a careful sympy user computes it (``sympy_profile``: exact
+  exact profile as a careful sympy user computes it (``bench_profile.sympy_route``: exact
   charpoly roots as Rationals / CRootOf, exact α/β comparisons, b, c, d as
   exact algebraic numbers -- rational or minimal polynomial -- and the eight
   fiber decisions, the same route as bench/bench_profile.py) plus the exact
@@ -55,74 +55,9 @@ from qkverify.claims.registry import get  # noqa: E402
 from qkverify.search import search  # noqa: E402
 from qkverify.search.strategies import matrix_of_size  # noqa: E402
 
+from bench_profile import X, sympy_route  # noqa: E402  (one sympy route for both benches)
+
 CLAIMS = ("profile", "profile_sum_eq_one")
-X = sp.Symbol("x")
-
-
-def _sgn(r) -> int:
-    """Exact sign of a real algebraic sympy number (Rational or CRootOf)."""
-    if r.is_Rational:
-        return int(bool(r > 0)) - int(bool(r < 0))
-    return 1 if r.is_positive else -1  # CRootOf of an irreducible factor is never 0
-
-
-def _cmp(u, v) -> int:
-    """Exact comparison of two real algebraic sympy numbers."""
-    if u == v:
-        return 0
-    d = u - v
-    if d.is_Rational:
-        return _sgn(d)
-    if sp.minimal_polynomial(d, X) == X:  # exact zero test
-        return 0
-    pos = d.is_positive
-    if pos is None:  # sympy undecided: refine numerically far beyond the gap
-        pos = bool(d.evalf(100) > 0)
-    return 1 if pos else -1
-
-
-def sympy_profile(L) -> dict:
-    """π(L) (blueprint padding) the way a careful sympy user gets it exactly:
-    charpoly roots (Rationals and CRootOf, exact increasing order), α/β split
-    by exact sign, α_j vs β_j by exact comparison, b, c, d as exact
-    algebraic expressions."""
-    N = L.nrows()
-    Ls = sp.Matrix(N, N, lambda i, j: sp.Rational(int(L[i, j].p), int(L[i, j].q)))
-    S = (Ls + Ls.T) / 2
-    T = (Ls - Ls.T) / 2
-    fL = sum(v ** 2 for v in Ls)
-    fT = sum(v ** 2 for v in T)
-    roots = sp.Poly(S.charpoly(X).as_expr(), X).all_roots()
-    signs = [_sgn(r) for r in roots]
-    alpha = [r for r, g in zip(reversed(roots), reversed(signs)) if g > 0]
-    beta = [-r for r, g in zip(roots, signs) if g < 0]
-    m = max(len(alpha), len(beta))
-    A = alpha + [sp.Integer(0)] * (m - len(alpha))
-    Bv = beta + [sp.Integer(0)] * (m - len(beta))
-    order = [_cmp(A[j], Bv[j]) for j in range(m)]
-    b = 2 * sp.Add(*[A[j] * Bv[j] for j in range(m)]) / fL
-    c = sp.Add(*[(A[j] - Bv[j]) ** 2 for j in range(m) if order[j] > 0]) / fL
-    d = sp.Add(*[(A[j] - Bv[j]) ** 2 for j in range(m) if order[j] < 0]) / fL
-    out = {"a": fT / fL, "b": b, "c": c, "d": d, "order": order}
-    # exact values (rational, or minimal polynomial) as qkverify reports them
-    out["exact"] = {k: _exact_value(out[k]) for k in "bcd"}
-    zero = {"a": fT == 0, "b": not any(j < len(alpha) and j < len(beta) for j in range(m)),
-            "c": not any(o > 0 for o in order), "d": not any(o < 0 for o in order)}
-    out["fibers"] = {f"{k}=0": zero[k] for k in "abcd"}
-    out["fibers"].update({f"{k}=1": all(zero[o] for o in "abcd" if o != k) for k in "abcd"})
-    return out
-
-
-def _exact_value(expr):
-    """(rational or None, minimal polynomial or None) of an algebraic number."""
-    expr = sp.sympify(expr)
-    if expr.is_Rational:
-        return expr, None
-    mp = sp.minimal_polynomial(expr, X)
-    if sp.degree(mp, X) == 1:
-        c1, c0 = sp.Poly(mp, X).all_coeffs()
-        return sp.Rational(-c0, c1), None
-    return None, mp
 
 
 class _Budget(Exception):
@@ -135,10 +70,10 @@ def _alarm(signum, frame):  # noqa: ARG001
 
 def sympy_check(L) -> bool:
     """Exact sympy evaluation of π(L) (exact values of b, c, d and the eight
-    fiber decisions, as qkverify's conclusions report them) and of
-    a + b + c + d = 1 (L != 0)."""
-    p = sympy_profile(L)
-    total = p["a"] + p["b"] + p["c"] + p["d"] - 1
+    fiber decisions, as qkverify's conclusions report them: the sympy route
+    of bench_profile.py) and of a + b + c + d = 1 (L != 0)."""
+    p = sympy_route(L)
+    total = p["a"][0] + p["expr"]["b"] + p["expr"]["c"] + p["expr"]["d"] - 1
     if total.is_Rational:
         return total == 0
     return sp.minimal_polynomial(total, X) == X

@@ -36,6 +36,25 @@ LLAMA_RE = re.compile(r"(?:^|\.)layers\.(\d+)\.self_attn\.(q|k)_proj\.weight$")
 _GENERIC = {"model", "models", "pytorch_model", "weights", "snapshots", "main", "checkpoint", "."}
 
 
+
+def _linear_heads(mname, layer, Wq, Wk, tq, tk, H, KV, dh, where, sha, arch) -> list[HeadRecord]:
+    """Heads of one layer from torch-Linear [out, in] query/key weights:
+    query head h is rows h·d_head:(h+1)·d_head of W_q, its key head
+    g = kv_head_of(h, H, KV) the same rows of W_k (g = h without grouped-
+    query attention).  Exact float arrays in, HeadRecords with the tensor
+    names, row slices and file SHA-256 out."""
+    out = []
+    for h in range(H):
+        g = kv_head_of(h, H, KV)
+        qr, kr = [h * dh, (h + 1) * dh], [g * dh, (g + 1) * dh]
+        src = {"file": where[tq].path.name, "sha256": sha(where[tq]), "arch": arch,
+               "tensors": [
+                   {"role": "W_Q", "name": tq, "rows": qr, "layout": "linear[out,in]", "sha256": sha(where[tq])},
+                   {"role": "W_K", "name": tk, "rows": kr, "layout": "linear[out,in]", "sha256": sha(where[tk])}]}
+        out.append(HeadRecord(mname, layer, h, g, np.ascontiguousarray(Wq[qr[0]:qr[1]]),
+                              np.ascontiguousarray(Wk[kr[0]:kr[1]]), src))
+    return out
+
 def model_name_from_path(path: Path) -> str:
     """A readable model name: the file stem, or the nearest parent directory
     whose name is not generic (``model``, ``snapshots`` …)."""
@@ -123,16 +142,7 @@ def load_safetensors(path: str | Path, n_heads: int | None = None, n_kv_heads: i
             if Wq.shape != Wk.shape:
                 raise QKInputError(f"{path}: {tq} {Wq.shape} and {tk} {Wk.shape} differ in shape")
             split_rows(Wq, H, tq)
-            out = []
-            for h in range(H):
-                rows = [h * dh, (h + 1) * dh]
-                src = {"file": where[tq].path.name, "sha256": sha(where[tq]), "arch": arch,
-                       "tensors": [
-                           {"role": "W_Q", "name": tq, "rows": rows, "layout": "linear[out,in]", "sha256": sha(where[tq])},
-                           {"role": "W_K", "name": tk, "rows": rows, "layout": "linear[out,in]", "sha256": sha(where[tk])}]}
-                out.append(HeadRecord(mname, l, h, h, np.ascontiguousarray(Wq[rows[0]:rows[1]]),
-                                      np.ascontiguousarray(Wk[rows[0]:rows[1]]), src))
-            return out
+            return _linear_heads(mname, l, Wq, Wk, tq, tk, H, H, dh, where, sha, arch)
 
         return Model(mname, str(path), arch, model_sha or _combined(files, sha), len(layers), H, H, N, dh,
                      layer_heads, {"layer_ids": layers})
@@ -204,17 +214,7 @@ def load_safetensors(path: str | Path, n_heads: int | None = None, n_kv_heads: i
             Wq, Wk = exact_float(where[tq].get(tq)), exact_float(where[tk].get(tk))
             if Wq.shape != (H * dh, N) or Wk.shape != (KV * dh, N):
                 raise QKInputError(f"{path}: layer {l} shapes {Wq.shape}, {Wk.shape} differ from layer 0")
-            out = []
-            for h in range(H):
-                g = kv_head_of(h, H, KV)
-                qr, kr = [h * dh, (h + 1) * dh], [g * dh, (g + 1) * dh]
-                src = {"file": where[tq].path.name, "sha256": sha(where[tq]), "arch": arch,
-                       "tensors": [
-                           {"role": "W_Q", "name": tq, "rows": qr, "layout": "linear[out,in]", "sha256": sha(where[tq])},
-                           {"role": "W_K", "name": tk, "rows": kr, "layout": "linear[out,in]", "sha256": sha(where[tk])}]}
-                out.append(HeadRecord(mname, l, h, g, np.ascontiguousarray(Wq[qr[0]:qr[1]]),
-                                      np.ascontiguousarray(Wk[kr[0]:kr[1]]), src))
-            return out
+            return _linear_heads(mname, l, Wq, Wk, tq, tk, H, KV, dh, where, sha, arch)
 
         return Model(mname, str(path), arch, model_sha or _combined(files, sha), len(layers), H, KV, N, dh,
                      layer_heads, meta)
