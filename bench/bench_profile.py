@@ -3,7 +3,7 @@ qkverify against an exact sympy route measured in the same run.
 
 What is compared (SPEC §3, Def 6, blueprint padding; Lean profileA..D):
 
-* qkverify route -- ``qkverify.profile.compute_profile(L)`` (FLINT charpoly,
+* qkverify route -- ``qkverify.math.profile.compute_profile(L)`` (FLINT charpoly,
   factorisation, exact root comparison, resolvent for the exact values of
   b, c, d) followed by ``Profile.fibers()`` (the eight face decisions).
 * sympy route -- what a careful sympy user would write to get the *same*
@@ -46,7 +46,7 @@ import sympy as sp  # noqa: E402
 from flint import fmpq, fmpq_mat  # noqa: E402
 
 from qkverify.exact.matrix import frob_sq, random_rational  # noqa: E402
-from qkverify.profile import compute_profile  # noqa: E402
+from qkverify.math.profile import compute_profile  # noqa: E402
 
 X = sp.Symbol("x")
 

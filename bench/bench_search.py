@@ -50,7 +50,7 @@ sys.path.insert(0, str(HERE))
 import flint  # noqa: E402
 import sympy as sp  # noqa: E402
 
-from qkverify.claims.inputs import MatrixInput  # noqa: E402
+from qkverify.io.inputs import MatrixInput  # noqa: E402
 from qkverify.claims.registry import get  # noqa: E402
 from qkverify.search import search  # noqa: E402
 from qkverify.search.strategies import matrix_of_size  # noqa: E402

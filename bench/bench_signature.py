@@ -39,7 +39,7 @@ import flint  # noqa: E402
 import numpy as np  # noqa: E402
 
 from qkverify.claims.gram import half_JG  # noqa: E402
-from qkverify.claims.inputs import HeadInput  # noqa: E402
+from qkverify.io.inputs import HeadInput  # noqa: E402
 from qkverify.exact.inertia import inertia_charpoly, inertia_from_charpoly  # noqa: E402
 from qkverify.exact.matrix import rank_certificate, sym_part, vstack  # noqa: E402
 from qkverify.exact.rational import ndarray_to_fmpq_mat  # noqa: E402

@@ -184,12 +184,3 @@ def _differs_only_in_tool(old: bytes, cert: dict) -> bool:
 def input_digest(input_json: dict) -> str:
     """Short stable name for an input: first 16 hex digits of its SHA-256."""
     return hashlib.sha256(json.dumps(input_json, sort_keys=True).encode()).hexdigest()[:16]
-
-
-def file_sha256(path: str | Path) -> str:
-    """Hex SHA-256 of a file, read in 1 MiB chunks (weights provenance in compact certificates)."""
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()

@@ -18,7 +18,7 @@ from fractions import Fraction as F
 import pytest
 from flint import arb, ctx, fmpq
 
-from qkverify import baselines as B
+from qkverify.math import baselines as B
 from qkverify.claims.random_matrices import LawInput
 from qkverify.claims.registry import get
 from qkverify.errors import QKInputError

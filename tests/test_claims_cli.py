@@ -9,7 +9,7 @@ import pytest
 from flint import fmpq, fmpq_mat
 
 from qkverify import certificates
-from qkverify.claims.inputs import HeadInput, MatrixInput
+from qkverify.io.inputs import HeadInput, MatrixInput
 from qkverify.claims.registry import all_claims, get
 from qkverify.cli import main
 from qkverify.errors import HypothesisFailed, QKInputError
@@ -166,7 +166,7 @@ def test_cli_check_writes_certificate_and_exit_codes(tmp_path):
 
 
 def test_audit_suite_no_failures(tmp_path):
-    from qkverify.audit import lean_map_problems, run_suite
+    from qkverify.audit.run import lean_map_problems, run_suite
 
     rows = run_suite(tmp_path)
     assert not [r for r in rows if r.verdict == "fails"]
@@ -196,7 +196,7 @@ def test_lemma3_on_orthogonal_file_names_the_problem(tmp_path):
 
 
 def test_audit_does_not_stop_at_a_refused_certificate(tmp_path):
-    from qkverify.audit import run_suite
+    from qkverify.audit.run import run_suite
 
     run_suite(tmp_path)
     victim = tmp_path / "profile" / "N1_negative.json"

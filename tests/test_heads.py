@@ -217,7 +217,7 @@ def test_known_heads():
 
 
 def test_random_heads_agree_with_the_exact_profile():
-    from qkverify.profile import compute_profile
+    from qkverify.math.profile import compute_profile
 
     rng = np.random.default_rng(7)
     for trial in range(4):

@@ -13,8 +13,8 @@ import pytest
 
 from qkverify.cli import main
 from qkverify.errors import QKInputError
-from qkverify.lean_audit import parse_blueprint, render_text, run_audit
-from qkverify.leanmap import DEFAULT_MAP_DIR, load_lean_map, read_decls
+from qkverify.audit.lean_audit import parse_blueprint, render_text, run_audit
+from qkverify.audit.leanmap import DEFAULT_MAP_DIR, load_lean_map, read_decls
 
 # A small leanblueprint file in the style of blueprint/src/content.tex.
 FIXTURE = r"""
@@ -231,12 +231,12 @@ def test_certificate_presence_and_verifier(tmp_path):
 
 def test_verifier_module_is_used_when_present(tmp_path, monkeypatch):
     root = _tmp_repo(tmp_path)
-    mod = types.ModuleType("qkverify.verifier")
+    mod = types.ModuleType("qkverify.kernel.verifier")
     seen = []
     mod.verify_file = lambda p: seen.append(Path(p).name) or SimpleNamespace(ok=True)
-    monkeypatch.setitem(sys.modules, "qkverify.verifier", mod)
+    monkeypatch.setitem(sys.modules, "qkverify.kernel.verifier", mod)
     rep = run_audit(load_lean_map(root / "lean_map"), registry=None)
-    assert rep["verifier"] == "qkverify.verifier.verify_file"
+    assert rep["verifier"] == "qkverify.kernel.verifier.verify_file"
     assert sorted(seen) == ["one.json", "two.json"]
     assert {r["id"]: r for r in rep["coverage"]}["symPart"]["verified"] == "ok (2/2)"
 

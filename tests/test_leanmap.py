@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import pytest
 
 from qkverify.errors import QKInputError
-from qkverify.leanmap import (
+from qkverify.audit.leanmap import (
     DEFAULT_MAP_DIR,
     check_against_registry,
     consistency,

@@ -6,7 +6,7 @@ from flint import fmpq, fmpq_mat
 from hypothesis import given, settings, strategies as st
 
 from qkverify.errors import QKInputError
-from qkverify.profile import compute_profile, profile_lean_convention
+from qkverify.math.profile import compute_profile, profile_lean_convention
 
 Q = fmpq
 

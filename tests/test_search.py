@@ -108,7 +108,7 @@ def test_probe_lemma3_rank_above_n(tmp_path):
 
 @pytest.mark.parametrize("claim_id", ["integral_frobSq_iid", "expected_symmetric_energy_low_rank_qk"])
 def test_probe_expectation_of_ratio_needs_gaussian(claim_id, tmp_path):
-    from qkverify import baselines as B
+    from qkverify.math import baselines as B
 
     r = _probe(claim_id, "gaussian", tmp_path)
     ce = r.counterexample
@@ -145,7 +145,7 @@ def test_heads_have_n_le_N(h):
 
 
 def test_post_shrink_reaches_a_fixed_point():
-    from qkverify.claims.inputs import MatrixInput
+    from qkverify.io.inputs import MatrixInput
 
     L = fmpq_mat([[3, 5, 0], [-5, 2, 1], [0, -1, 7]])
     out = post_shrink(MatrixInput(L), lambda inp: trace(inp.L * inp.L) < 0)

@@ -1,4 +1,4 @@
-"""Tamper tests for the certificate kernel (qkverify.verifier).
+"""Tamper tests for the certificate kernel (qkverify.kernel.verifier).
 
 For every certificate under ``certificates/`` (or, when that directory is
 empty, certificates generated here by the producers through the audit
@@ -74,7 +74,7 @@ from pathlib import Path
 
 import pytest
 
-from qkverify import verifier
+from qkverify.kernel import verifier
 
 ROOT = Path(__file__).resolve().parents[1]
 CERT_DIR = ROOT / "certificates"
@@ -96,7 +96,7 @@ USES_N = {"rank_balance"}
 
 
 def _generated(tmp: Path) -> list[tuple[str, dict]]:
-    from qkverify.audit import run_suite
+    from qkverify.audit.run import run_suite
 
     run_suite(tmp, force=True)
     return [(str(p.relative_to(tmp)), json.loads(p.read_text())) for p in sorted(tmp.rglob("*.json"))]
@@ -272,7 +272,7 @@ def _producer_agrees(mutated: dict) -> bool:
     """Oracle for input mutations: re-run the producer on the mutated input
     and compare the certificate it would write."""
     from qkverify import certificates as C
-    from qkverify.claims.inputs import input_from_document
+    from qkverify.io.inputs import input_from_document
     from qkverify.claims.registry import get
 
     try:

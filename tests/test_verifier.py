@@ -1,4 +1,4 @@
-"""Tests of the trusted kernel (qkverify.verifier) and `qkverify verify`.
+"""Tests of the trusted kernel (qkverify.kernel.verifier) and `qkverify verify`.
 
 Exact facts a kernel could get wrong are asserted directly: Sturm counts,
 isolating intervals, the gap-argument zero test, the profile of
@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from flint import fmpq, fmpq_mat, fmpz_poly
 
-from qkverify import verifier as V
+from qkverify.kernel import verifier as V
 from qkverify.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,7 +33,7 @@ def certs(tmp_path_factory) -> dict[str, dict]:
     files = sorted(base.rglob("*.json")) if base.is_dir() else []
     files = [f for f in files if "heads" not in f.parts]
     if not files:
-        from qkverify.audit import run_suite
+        from qkverify.audit.run import run_suite
 
         base = tmp_path_factory.mktemp("certs")
         run_suite(base, force=True)
@@ -56,7 +56,7 @@ def _verify(doc) -> V.Outcome:
 
 def test_kernel_imports():
     """The kernel imports only the standard library, flint and jsonschema."""
-    tree = ast.parse((ROOT / "qkverify" / "verifier.py").read_text())
+    tree = ast.parse((ROOT / "qkverify" / "kernel" / "verifier.py").read_text())
     mods = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):

@@ -14,7 +14,7 @@ from flint import arb, ctx, fmpq, fmpq_mat
 from ..exact.algebraic import resolvent_value
 from ..exact.intervals import arb_bounds
 from ..exact.matrix import frob_sq, rank, rank_certificate, sym_part, to_str_rows, vstack
-from ..profile import spectral_data
+from ..math.profile import spectral_data
 from .common import inertia_both, q, random_invertible, result, seeded_rng
 from .registry import Claim, Hypothesis, Result, register
 

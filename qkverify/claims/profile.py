@@ -16,7 +16,7 @@ from flint import arb, arb_mat, ctx, fmpq, fmpq_mat, fmpz_mat
 from ..exact.algebraic import RealAlgebraic
 from ..exact.inertia import inertia_ldlt
 from ..exact.matrix import frob_sq, identity, is_antisymmetric, is_symmetric, rank, require_square, sym_part, to_str_rows
-from ..profile import Profile, compute_profile, profile_lean_convention, spectral_data
+from ..math.profile import Profile, compute_profile, profile_lean_convention, spectral_data
 from .common import L_NE_ZERO, inertia_both, q, result
 from .registry import Claim, Hypothesis, Result, register
 

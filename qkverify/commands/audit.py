@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from ..audit import lean_map_problems, run_suite
+from ..audit.run import lean_map_problems, run_suite
 from ._util import table
 
 NAME = "audit"

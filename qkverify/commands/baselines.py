@@ -12,7 +12,7 @@ contains its target; 1 otherwise.
 
 from __future__ import annotations
 
-from .. import baselines as B
+from ..math import baselines as B
 from ._util import print_json, table
 
 NAME = "baselines"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .. import certificates
-from ..claims.inputs import load_input
+from ..io.inputs import load_input
 from ..claims.registry import get
 from ..errors import QKInputError
 from ._util import print_json

@@ -10,8 +10,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from ..lean_audit import read_blueprint, render_text, run_audit
-from ..leanmap import DEFAULT_DECLS, DEFAULT_MAP_DIR, load_lean_map, read_decls
+from ..audit.lean_audit import read_blueprint, render_text, run_audit
+from ..audit.leanmap import DEFAULT_DECLS, DEFAULT_MAP_DIR, load_lean_map, read_decls
 
 NAME = "lean-audit"
 HELP = "cross-check lean_map/ against the Lean declaration list and the blueprint LaTeX"

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from ..claims.inputs import load_input
+from ..io.inputs import load_input
 from ..errors import QKInputError
 from ..exact.rational import fmpq_str
-from ..profile import compute_profile
+from ..math.profile import compute_profile
 from ._util import print_json
 
 NAME = "profile"

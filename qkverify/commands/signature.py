@@ -4,7 +4,7 @@ head's form S = sym_part(W_Kᵀ W_Q) (Theorem 3)."""
 from __future__ import annotations
 
 from ..claims.common import inertia_both
-from ..claims.inputs import HeadInput, input_from_document
+from ..io.inputs import HeadInput, input_from_document
 from ..errors import QKInputError
 from ..exact.matrix import is_symmetric, sym_part
 from ..exact.rational import read_input_file

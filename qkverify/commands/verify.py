@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import sys
 
-from .. import verifier
+from ..kernel import verifier
 
 NAME = "verify"
 HELP = "re-check certificate files with the independent kernel (exit 0 valid, 1 invalid, 2 unreadable)"

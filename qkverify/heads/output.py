@@ -67,7 +67,7 @@ def write_json(rows: list[dict], meta: dict, path: str | Path) -> None:
 
 def summary_lines(rows: list[dict]) -> list[str]:
     """A compact text table for the terminal."""
-    from ..commands._util import table
+    from ..io.text import table
 
     def f(x, k=6):
         return "" if x in (None, "") else f"{float(x):.{k}f}"

@@ -33,7 +33,7 @@ import numpy as np
 
 from ..errors import QKInputError
 from .base import HeadRecord, Model, kv_head_of
-from .hashing import sha256_of
+from ..io.hashing import sha256_of
 
 #: architectures whose Q/K rows llama.cpp's converter permutes for RoPE
 PERMUTED_ARCHS = ("llama",)

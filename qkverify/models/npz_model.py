@@ -22,7 +22,7 @@ import numpy as np
 
 from ..errors import QKInputError
 from .base import HeadRecord, Model, exact_float, kv_head_of
-from .hashing import sha256_of
+from ..io.hashing import sha256_of
 
 _BLOCK = re.compile(r"^blocks\.(\d+)\.attn\.(_?W_[QK])$")
 

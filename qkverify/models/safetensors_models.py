@@ -26,7 +26,7 @@ import numpy as np
 
 from ..errors import QKInputError
 from .base import HeadRecord, Model, exact_float, kv_head_of, split_rows
-from .hashing import sha256_of
+from ..io.hashing import sha256_of
 from .safetensors_io import SafetensorsFile
 
 BERT_RE = re.compile(r"(?:^|\.)encoder\.layer\.(\d+)\.attention\.self\.(query|key)\.weight$")

@@ -266,7 +266,7 @@ def _structure(M) -> int:
 
 def _candidates(inp):
     """Simpler inputs of the same type: smaller sizes first, then entries."""
-    from ..claims import inputs as I
+    from ..io import inputs as I
 
     if isinstance(inp, I.MatrixInput):
         L, n = inp.L, inp.n
@@ -305,7 +305,7 @@ def _candidates(inp):
         for X in _entry_moves(inp.U, 0):
             yield I.OrthoInput(inp.L, X)
     else:
-        from ..claims.random_matrices import LawInput
+        from ..io.inputs import LawInput
 
         if isinstance(inp, LawInput):
             import dataclasses

@@ -69,10 +69,10 @@ def load_claim_input(path: str | Path, claim) -> Any:
     from ..exact.rational import read_input_file
 
     if claim.input_kind == "law":
-        from ..claims.random_matrices import LawInput
+        from ..io.inputs import LawInput
 
         return LawInput.from_document(read_input_file(path), str(path))
-    from ..claims.inputs import load_input
+    from ..io.inputs import load_input
 
     return load_input(path, claim.input_kind)
 

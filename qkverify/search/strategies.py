@@ -277,7 +277,7 @@ def square_matrix(draw, max_dim: int, family: str | None = None) -> fmpq_mat:
 
 
 def _inputs():
-    from ..claims import inputs as I
+    from ..io import inputs as I
 
     return I
 
@@ -340,7 +340,7 @@ def orthogonal_input(draw, max_dim: int, family: str | None = None):
 
 
 def _B():
-    from .. import baselines as B
+    from ..math import baselines as B
 
     return B
 
@@ -406,7 +406,7 @@ def law_input(draw, model: str, max_dim: int = 3, drop: str | None = None):
     """LawInput for ``model`` ('iid' or 'qk'); N <= min(max_dim, 3).
     ``drop == "n_le_N"``: qk inputs with n in {N+1, N+2} and nondegenerate
     centered Gaussian laws (the other hypotheses of Proposition 5)."""
-    from ..claims.random_matrices import LawInput
+    from ..io.inputs import LawInput
 
     Nmax = max(1, min(max_dim, 3))
     N = draw(st.integers(1, Nmax))

@@ -13,8 +13,8 @@ import random
 
 from flint import fmpq, fmpq_mat
 
-from .claims.inputs import HeadInput, MatrixInput, OrthoInput
-from .exact.matrix import cayley_orthogonal, random_antisymmetric
+from ..io.inputs import HeadInput, LawInput, MatrixInput, OrthoInput
+from ..exact.matrix import cayley_orthogonal, random_antisymmetric
 
 
 def _m(rows) -> fmpq_mat:
@@ -81,7 +81,6 @@ LAWS = {
 
 
 def _laws() -> dict:
-    from .claims.random_matrices import LawInput
 
     return {name: LawInput.from_document(doc, name) for name, doc in LAWS.items()}
 
@@ -100,7 +99,7 @@ def cases() -> list[tuple[str, object]]:
 def fits(kind: str, inp, claim_id: str = "") -> bool:
     """Does the input fit a claim's input kind (and, for laws, its model)?"""
     if kind == "law":
-        from .claims.random_matrices import LAW_MODELS, LawInput
+        from ..claims.random_matrices import LAW_MODELS
 
         return isinstance(inp, LawInput) and LAW_MODELS.get(claim_id) == inp.model
     if kind in ("matrix", "symmetric"):

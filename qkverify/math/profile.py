@@ -27,11 +27,11 @@ from dataclasses import dataclass, field
 
 from flint import arb, ctx, fmpq, fmpq_mat
 
-from .errors import QKInputError
-from .exact.algebraic import RealAlgebraic, charpoly_factors, isolate_real_roots, resolvent_value
-from .exact.intervals import arb_bounds, decimal_bounds
-from .exact.matrix import frob_sq, require_square, skew_part, sym_part
-from .exact.rational import fmpq_str
+from ..errors import QKInputError
+from ..exact.algebraic import RealAlgebraic, charpoly_factors, isolate_real_roots, resolvent_value
+from ..exact.intervals import arb_bounds, decimal_bounds
+from ..exact.matrix import frob_sq, require_square, skew_part, sym_part
+from ..exact.rational import fmpq_str
 
 PADDINGS = ("blueprint", "lean")
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import certificates
-from .claims.registry import all_claims
-from .errors import CertificateExists
+from .. import certificates
+from ..claims.registry import all_claims
+from ..errors import CertificateExists
 from .suite import adapt, cases, fits
 
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
-from .errors import QKInputError
+from ..errors import QKInputError
 from .leanmap import (
     LeanMapEntry,
     consistency,
@@ -175,14 +175,14 @@ def read_blueprint(path: str | Path) -> list[BlueprintStatement]:
 # ----------------------------------------------------------------- verifier
 
 def find_verifier() -> Callable[[Path], Any] | None:
-    """``qkverify.verifier.verify_file`` if that module exists, else None.
+    """``qkverify.kernel.verifier.verify_file`` if that module exists, else None.
 
-    Only a missing ``qkverify.verifier`` module means "no verifier"; an
+    Only a missing ``qkverify.kernel.verifier`` module means "no verifier"; an
     error inside an existing module propagates."""
     try:
-        mod = importlib.import_module("qkverify.verifier")
+        mod = importlib.import_module("qkverify.kernel.verifier")
     except ModuleNotFoundError as err:
-        if err.name in ("qkverify.verifier",):
+        if err.name in ("qkverify.kernel.verifier",):
             return None
         raise
     fn = getattr(mod, "verify_file", None)
@@ -209,7 +209,7 @@ def _certificate_status(entry: LeanMapEntry, verifier: Callable | None) -> dict:
             partial_ = False
             if hasattr(res, "ok"):
                 good = bool(res.ok)
-            else:  # qkverify.verifier.Outcome: valid / partial / invalid / unreadable
+            else:  # qkverify.kernel.verifier.Outcome: valid / partial / invalid / unreadable
                 status = getattr(res, "status", "")
                 good = status in ("valid", "partial")
                 partial_ = status == "partial"
@@ -260,7 +260,7 @@ def run_audit(
     entries   -- loaded lean_map (:func:`qkverify.leanmap.load_lean_map`)
     decls     -- declaration list, or None to skip that comparison
     blueprint -- parsed statements (:func:`parse_blueprint`), or None
-    verifier  -- ``"auto"`` (use ``qkverify.verifier.verify_file`` if present),
+    verifier  -- ``"auto"`` (use ``qkverify.kernel.verifier.verify_file`` if present),
                  a callable ``path -> object with .ok``, or None
     registry  -- ``"auto"`` (``registry.all_claims()``), claim objects, or None
 
@@ -395,7 +395,7 @@ def run_audit(
 
     # -- coverage table
     vf = find_verifier() if verifier == "auto" else verifier
-    report["verifier"] = "qkverify.verifier.verify_file" if (verifier == "auto" and vf) else (
+    report["verifier"] = "qkverify.kernel.verifier.verify_file" if (verifier == "auto" and vf) else (
         "custom" if vf else None)
     coverage = []
     for e in ents:

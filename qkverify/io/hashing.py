@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 from pathlib import Path
 
-from ..certificates import file_sha256
+
+def file_sha256(path: str | Path) -> str:
+    """Hex SHA-256 of a file, read in 1 MiB chunks (weights provenance in compact certificates)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
 
 
 @functools.lru_cache(maxsize=64)

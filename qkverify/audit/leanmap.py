@@ -19,14 +19,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from .errors import QKInputError
+from ..errors import QKInputError
 
 #: Repository top level (the directory holding ``lean_map/`` and ``certificates/``).
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 #: Default lean_map directory.
 DEFAULT_MAP_DIR = REPO_ROOT / "lean_map"
 #: Shipped copy of the public declaration list (one declaration per line).
-DEFAULT_DECLS = Path(__file__).resolve().parent / "data" / "lean_decls"
+DEFAULT_DECLS = Path(__file__).resolve().parents[1] / "data" / "lean_decls"
 
 STATUSES = ("checked", "no checker yet")
 SOURCES = ("SPEC.md", "CLUSTERS.md")
@@ -362,7 +362,7 @@ def check_against_registry(entries: Mapping[str, LeanMapEntry] | None = None,
     """Run :func:`consistency` and :func:`registry_problems` against the live
     registry (``qkverify.claims.registry.all_claims()``).  ``entries`` default:
     :func:`load_lean_map`.  Returns the combined problem lines."""
-    from .claims.registry import all_claims
+    from ..claims.registry import all_claims
 
     ents = entries if entries is not None else load_lean_map()
     claims = all_claims()

@@ -49,8 +49,8 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from flint import arb, fmpq, fmpq_mat
 
-from .errors import QKInputError
-from .exact.rational import fmpq_str, parse_rational
+from ..errors import QKInputError
+from ..exact.rational import fmpq_str, parse_rational
 
 __all__ = [
     "FiniteLaw",

@@ -1,0 +1,305 @@
+"""Concrete inputs of claims, built from user files.
+
+A file is JSON (numbers read by their decimal text, ``"p/q"`` strings
+allowed) or ``.npy`` (floats taken as exact dyadic rationals):
+
+* a nested list, or ``{"L": …}``          -> MatrixInput   (N x N)
+* ``{"S": …}``                            -> MatrixInput with L = S (must be symmetric)
+* ``{"W_Q": …, "W_K": …}`` (n x N each)   -> HeadInput
+* ``{"L": …, "U": …}``                    -> OrthoInput    (U rational orthogonal)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from flint import fmpq, fmpq_mat
+
+from ..errors import QKInputError
+from ..math import baselines as B
+from ..exact.matrix import is_symmetric, to_str_rows
+from ..exact.rational import fmpq_str, read_input_file, rows_to_fmpq_mat
+
+
+@dataclass(frozen=True)
+class MatrixInput:
+    """A square rational matrix L (N x N, exact); ``n`` is an optional head
+    dimension (Lemma 3 takes L with rank L ≤ n)."""
+
+    L: fmpq_mat
+    n: int | None = None
+    source: dict = field(default_factory=dict, compare=False)
+
+    @property
+    def N(self) -> int:
+        return self.L.nrows()
+
+    def to_json(self) -> dict:
+        out = {"kind": "matrix", "L": to_str_rows(self.L)}
+        if self.n is not None:
+            out["n"] = self.n
+        return out
+
+
+@dataclass(frozen=True)
+class HeadInput:
+    """An attention head: W_Q, W_K rational n x N (rows = head dimensions),
+    L = W_Kᵀ W_Q."""
+
+    W_Q: fmpq_mat
+    W_K: fmpq_mat
+    source: dict = field(default_factory=dict, compare=False)
+
+    @property
+    def n(self) -> int:
+        return self.W_Q.nrows()
+
+    @property
+    def N(self) -> int:
+        return self.W_Q.ncols()
+
+    @property
+    def L(self) -> fmpq_mat:
+        return self.W_K.transpose() * self.W_Q
+
+    def to_json(self) -> dict:
+        return {"kind": "head", "W_Q": to_str_rows(self.W_Q), "W_K": to_str_rows(self.W_K)}
+
+
+@dataclass(frozen=True)
+class OrthoInput:
+    """A square rational L with a rational orthogonal U of the same size."""
+
+    L: fmpq_mat
+    U: fmpq_mat
+    source: dict = field(default_factory=dict, compare=False)
+
+    @property
+    def N(self) -> int:
+        return self.L.nrows()
+
+    def to_json(self) -> dict:
+        return {"kind": "orthogonal", "L": to_str_rows(self.L), "U": to_str_rows(self.U)}
+
+
+def _mat(doc: Any, key: str, square: bool) -> fmpq_mat:
+    return rows_to_fmpq_mat(doc, key, square=square)
+
+
+def input_from_document(doc: Any, kind: str | None = None, where: str = "input"):
+    """Build a claim input from a parsed document (see module docstring).
+
+    ``kind`` (a Claim.input_kind) selects what is expected; a head is also
+    accepted where a matrix is expected (its L = W_Kᵀ W_Q is used).
+    Raises QKInputError naming the problem.
+    """
+    if kind == "law":
+        return LawInput.from_document(doc, where)
+    if isinstance(doc, np.ndarray) or isinstance(doc, list):
+        obj: Any = MatrixInput(_mat(doc, f"{where}: L", True))
+    elif isinstance(doc, dict):
+        keys = set(doc)
+        if {"W_Q", "W_K"} <= keys:
+            WQ = _mat(doc["W_Q"], f"{where}: W_Q", False)
+            WK = _mat(doc["W_K"], f"{where}: W_K", False)
+            if (WQ.nrows(), WQ.ncols()) != (WK.nrows(), WK.ncols()):
+                raise QKInputError(
+                    f"{where}: W_Q is {WQ.nrows()}x{WQ.ncols()} but W_K is {WK.nrows()}x{WK.ncols()}; both must be n x N"
+                )
+            obj = HeadInput(WQ, WK)
+        elif "L" in keys and "U" in keys:
+            L = _mat(doc["L"], f"{where}: L", True)
+            U = _mat(doc["U"], f"{where}: U", True)
+            if U.nrows() != L.nrows():
+                raise QKInputError(f"{where}: U is {U.nrows()}x{U.nrows()} but L is {L.nrows()}x{L.nrows()}")
+            obj = OrthoInput(L, U)
+        elif "L" in keys:
+            n = doc.get("n")
+            if n is not None:
+                try:
+                    n = int(str(n))
+                except ValueError:
+                    raise QKInputError(f"{where}: n must be a positive integer, got {n!r}") from None
+                if n < 1:
+                    raise QKInputError(f"{where}: n must be a positive integer, got {n}")
+            obj = MatrixInput(_mat(doc["L"], f"{where}: L", True), n)
+        elif "S" in keys:
+            S = _mat(doc["S"], f"{where}: S", True)
+            if not is_symmetric(S):
+                raise QKInputError(f"{where}: S is not symmetric")
+            obj = MatrixInput(S)
+        else:
+            raise QKInputError(
+                f"{where}: expected a matrix or an object with keys L, S, U or W_Q/W_K; found keys {sorted(keys)}"
+            )
+    else:
+        raise QKInputError(f"{where}: expected a matrix (nested list) or a JSON object")
+    if kind == "head" and not isinstance(obj, HeadInput):
+        raise QKInputError(f"{where}: this claim needs a head {{\"W_Q\": …, \"W_K\": …}}")
+    if kind == "orthogonal" and not isinstance(obj, OrthoInput):
+        raise QKInputError(f"{where}: this claim needs {{\"L\": …, \"U\": …}} with U orthogonal")
+    if kind == "matrix_n" and isinstance(obj, OrthoInput):
+        obj = MatrixInput(obj.L)
+    if kind == "matrix_n" and isinstance(obj, HeadInput):
+        obj = MatrixInput(obj.L, obj.n)
+    if kind == "matrix_n" and isinstance(obj, MatrixInput) and obj.n is None:
+        raise QKInputError(f"{where}: this claim needs a head dimension: give {{\"L\": …, \"n\": k}} or a head {{\"W_Q\": …, \"W_K\": …}}")
+    if kind in ("matrix", "symmetric") and isinstance(obj, HeadInput):
+        obj = MatrixInput(obj.L)
+    if kind in ("matrix", "symmetric") and isinstance(obj, OrthoInput):
+        obj = MatrixInput(obj.L)
+    return obj
+
+
+def load_input(path: str | Path, kind: str | None = None):
+    """Read ``path`` (JSON / .npy / .npz) into a claim input; QKInputError on
+    any problem (missing file, NaN, ragged rows, non-square, …)."""
+    doc = read_input_file(path)
+    if isinstance(doc, dict) and all(isinstance(v, np.ndarray) for v in doc.values()):
+        doc = {k: v for k, v in doc.items()}
+    return input_from_document(doc, kind, str(path))
+
+
+#: Monte Carlo defaults for claim checks (a false "fails" has probability <= delta)
+MC_SAMPLES = 20000
+MC_DELTA = fmpq(1, 10 ** 6)
+
+def _q(x: fmpq | None) -> str | None:
+    return None if x is None else fmpq_str(x)
+
+
+@dataclass(frozen=True)
+class LawInput:
+    """A random-matrix model with exact laws.
+
+    model  -- ``"iid"`` (L is N x N, independent entries) or ``"qk"``
+              (L = W_Kᵀ W_Q, W_K and W_Q n x N, all 2nN entries independent)
+    N, n   -- sizes (n only for ``qk``), integers >= 1
+    law    -- iid: the common entry law (FiniteLaw or GaussianLaw), or
+    grid   -- iid: an N x N tuple of laws (independent, not necessarily
+              identically distributed entries)
+    law_K, law_Q -- qk: the iid laws of the entries of W_K and of W_Q
+    samples, delta, seed -- Monte Carlo parameters, used only when a
+              nondegenerate Gaussian makes the expectation of a ratio
+              non-enumerable
+
+    Raises QKInputError on inconsistent fields.
+    """
+
+    model: str
+    N: int
+    n: int | None = None
+    law: Any = None
+    grid: tuple | None = None
+    law_K: Any = None
+    law_Q: Any = None
+    samples: int = MC_SAMPLES
+    delta: fmpq = MC_DELTA
+    seed: int = 0
+    source: dict = field(default_factory=dict, compare=False)
+
+    def __post_init__(self) -> None:
+        B._check_size("N", self.N)
+        B._check_size("samples", self.samples)
+        if self.model == "iid":
+            if (self.law is None) == (self.grid is None):
+                raise QKInputError("an iid law input needs exactly one of 'law' or 'grid'")
+            if self.grid is not None:
+                if len(self.grid) != self.N or any(len(r) != self.N for r in self.grid):
+                    raise QKInputError(f"'grid' must be {self.N} x {self.N} laws")
+        elif self.model == "qk":
+            if self.n is None:
+                raise QKInputError("a qk law input needs the head dimension n")
+            B._check_size("n", self.n)
+            if self.law_K is None or self.law_Q is None:
+                raise QKInputError("a qk law input needs law_K and law_Q")
+        else:
+            raise QKInputError(f"unknown law model {self.model!r} (use 'iid' or 'qk')")
+
+    # ---- the laws of the entries ------------------------------------------
+    def entry_grid(self) -> list[list[Any]]:
+        """iid model: the N x N list of entry laws."""
+        if self.grid is not None:
+            return [list(r) for r in self.grid]
+        return [[self.law] * self.N for _ in range(self.N)]
+
+    def all_laws(self) -> list[Any]:
+        if self.model == "iid":
+            return [l for r in self.entry_grid() for l in r]
+        return [self.law_K, self.law_Q]
+
+    def is_finite(self) -> bool:
+        """Exact enumeration applies: every law is finite (degenerate Gaussians
+        count), or (qk) one factor is the point mass at 0, so L = 0 a.s."""
+        if self.model == "qk" and (B.is_zero_law(self.law_K) or B.is_zero_law(self.law_Q)):
+            return True
+        return all(B.as_finite(l) is not None for l in self.all_laws())
+
+    def sigma2(self) -> fmpq:
+        """iid: the common second moment if the entries share one, else the
+        mean of the entries' second moments (so that E‖L‖² = N²σ² is automatic)."""
+        ms = [l.second_moment() for l in self.all_laws()]
+        return sum(ms, fmpq(0)) / len(ms)
+
+    # ---- JSON ---------------------------------------------------------------
+    def to_json(self) -> dict:
+        out: dict[str, Any] = {"kind": "law", "model": self.model, "N": self.N}
+        if self.model == "iid":
+            if self.grid is not None:
+                out["grid"] = [[l.to_json() for l in r] for r in self.grid]
+            else:
+                out["law"] = self.law.to_json()
+        else:
+            out["n"] = self.n
+            out["law_K"] = self.law_K.to_json()
+            out["law_Q"] = self.law_Q.to_json()
+        if not self.is_finite():
+            out["monte_carlo"] = {"samples": self.samples, "delta": fmpq_str(self.delta), "seed": self.seed}
+        return out
+
+    @staticmethod
+    def from_document(doc: Any, where: str = "input") -> "LawInput":
+        """Inverse of :meth:`to_json`.  Laws: ``{"value": "prob"}``,
+        ``{"gaussian": "v"[, "mean": "m"]}`` or a name (``rademacher``,
+        ``skewed``, ``lazy``, ``skewed3``, ``gaussian``).  Raises QKInputError."""
+        if not isinstance(doc, dict):
+            raise QKInputError(f"{where}: a law input is a JSON object with 'model', 'N' and the laws")
+        model = str(doc.get("model", "iid"))
+
+        def size(key: str) -> int:
+            if key not in doc:
+                raise QKInputError(f"{where}: missing '{key}'")
+            try:
+                return int(str(doc[key]))
+            except ValueError:
+                raise QKInputError(f"{where}: '{key}' must be a positive integer, got {doc[key]!r}") from None
+
+        mc = doc.get("monte_carlo") or {}
+        kw = {}
+        if mc:
+            kw = {"samples": int(str(mc.get("samples", MC_SAMPLES))),
+                  "delta": B.to_fmpq(mc.get("delta", MC_DELTA), f"{where}: delta"),
+                  "seed": int(str(mc.get("seed", 0)))}
+        if model == "iid":
+            if "grid" in doc:
+                grid = tuple(tuple(B.parse_law(l) for l in r) for r in doc["grid"])
+                return LawInput("iid", size("N"), grid=grid, **kw)
+            if "law" not in doc:
+                raise QKInputError(f"{where}: an iid law input needs 'law' or 'grid'")
+            return LawInput("iid", size("N"), law=B.parse_law(doc["law"]), **kw)
+        if model == "qk":
+            for k in ("law_K", "law_Q"):
+                if k not in doc:
+                    raise QKInputError(f"{where}: a qk law input needs '{k}'")
+            return LawInput("qk", size("N"), n=size("n"), law_K=B.parse_law(doc["law_K"]),
+                            law_Q=B.parse_law(doc["law_Q"]), **kw)
+        raise QKInputError(f"{where}: unknown law model {model!r} (use 'iid' or 'qk')")
+
+    def describe(self) -> str:
+        if self.model == "iid":
+            what = self.law.label() if self.law is not None else "per-entry laws"
+            return f"iid N={self.N}, {what}"
+        return f"qk n={self.n} N={self.N}, K {self.law_K.label()}, Q {self.law_Q.label()}"
