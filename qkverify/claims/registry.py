@@ -178,3 +178,39 @@ def get(name: str) -> Claim:
     raise QKInputError(
         f"unknown claim {name!r}; `qkverify claims` lists the {len(_REGISTRY)} known ids and labels"
     )
+
+
+# --------------------------------------------------------------------------
+# Per-declaration checks (certificate format 2).  A check id is the Lean
+# declaration name without the ``Appendices.`` / ``Appendices.MainText.``
+# namespace (e.g. ``profileA_nonneg``, ``GramForm.statO_eq_trace``); its
+# metadata (kind, hypotheses, statement) lives in ``lean_map/*.toml``.
+
+_DECL_CHECKS: dict[str, Callable[..., Any]] = {}
+
+
+def declaration_check(check_id: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Decorator registering the check function of one Lean declaration.
+
+    Raises ValueError when ``check_id`` is registered twice.
+    """
+
+    def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
+        if check_id in _DECL_CHECKS:
+            raise ValueError(f"declaration check {check_id!r} registered twice")
+        _DECL_CHECKS[check_id] = fn
+        return fn
+
+    return deco
+
+
+def registered_check_ids() -> frozenset[str]:
+    """Check ids that have a registered check function (after loading every section module)."""
+    _ensure_loaded()
+    return frozenset(_DECL_CHECKS)
+
+
+def declaration_check_fn(check_id: str) -> Callable[..., Any]:
+    """The registered check function of ``check_id``; KeyError when none is registered."""
+    _ensure_loaded()
+    return _DECL_CHECKS[check_id]
