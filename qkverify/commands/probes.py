@@ -10,6 +10,7 @@ counterexample did not survive its re-check; 2 on bad input.
 from __future__ import annotations
 
 from ..claims.registry import all_claims, get
+from ..io.outputs import probe_output_dir
 from ..search import load_module
 from ..search.probes import run_probes, write_tables
 from ._util import print_json, table
@@ -35,6 +36,7 @@ def run(args) -> int:
         claims = [get(args.claim)]
     else:  # every built-in claim, plus the conjectures of --module if given
         claims = [c for c in all_claims() if c.section != "user conjectures" or args.module]
+    probe_output_dir(args.out)  # an unwritable --out is exit 2 before the probes, not after
     rows = run_probes(claims, budget=args.budget, seed=args.seed, max_dim=args.max_dim, out_dir=args.out)
     params = {"budget": args.budget, "seed": args.seed, "max_dim": args.max_dim}
     stem = "probes" if not args.claim else f"probes_{claims[0].id}"

@@ -168,11 +168,12 @@ def markdown_table(rows: list[ProbeRow], params: dict) -> str:
 
 def write_tables(rows: list[ProbeRow], out_dir: str | Path, params: dict, stem: str = "probes") -> tuple[Path, Path]:
     """Write ``<stem>.md`` and ``<stem>.json`` into ``out_dir``."""
+    from ..io.outputs import atomic_write_text
+
     d = Path(out_dir)
-    d.mkdir(parents=True, exist_ok=True)
     md = d / f"{stem}.md"
     js = d / f"{stem}.json"
-    md.write_text(markdown_table(rows, params), encoding="utf-8")
-    js.write_text(json.dumps({"params": params, "probes": [r.to_json() for r in rows]}, indent=1,
-                             ensure_ascii=False, sort_keys=True) + "\n", encoding="utf-8")
+    atomic_write_text(md, markdown_table(rows, params))
+    atomic_write_text(js, json.dumps({"params": params, "probes": [r.to_json() for r in rows]}, indent=1,
+                                     ensure_ascii=False, sort_keys=True) + "\n")
     return md, js
