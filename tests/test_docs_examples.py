@@ -31,7 +31,8 @@ def readme_commands() -> list[tuple[list[str], int, str]]:
             line = line.strip()
             if not line.startswith("qkverify "):
                 continue
-            cmd, _, comment = line.partition("  #")
+            cmd, _, comment = line.partition("#")
+            assert cmd.endswith("  ") or not comment, f"README: put two spaces before the comment: {line}"
             m = re.search(r"\(exit (\d+)\)", comment)
             out.append((shlex.split(cmd), int(m.group(1)) if m else 0, line))
     return out
@@ -87,9 +88,9 @@ def test_readme_model_examples_run(folder):
         assert r.returncode == code, f"{line}\nexit {r.returncode}\n{r.stdout[-1500:]}\n{r.stderr[-1500:]}"
         out = Path(argv[argv.index("--out") + 1])
         new = _files(folder) - before
-        assert new and all(p.parts[0] == out.parts[0] for p in new), sorted(map(str, new))[:10]
+        assert new and all(p.parts[:len(out.parts)] == out.parts for p in new), sorted(map(str, new))[:10]
         if argv[1] == "audit":
-            heads = {p.name for p in new if p.parts[:3] == (out.parts[0], "heads", "all-MiniLM-L6-v2")}
+            heads = {p.name for p in new if p.parts[:len(out.parts) + 2] == (*out.parts, "heads", "all-MiniLM-L6-v2")}
             assert {"heads.csv", "heads.json", "heads.png", "L00H00.json", "L05H11.json"} <= heads
 
 
