@@ -202,3 +202,22 @@ def test_object_array_refused(tmp_path):
     np.save(f, np.array([[1, None], [2, 3]], dtype=object), allow_pickle=True)
     code, out, err = cli("profile", str(f))
     assert code == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize("bad", ['"1_0"', '" 2"', '"3/2"', "2.5", "true"])
+def test_sizes_follow_the_grammar(tmp_path, bad):
+    f = tmp_path / "in.json"
+    f.write_text('{"L": [[1, 2], [3, 4]], "n": %s}' % bad)
+    with pytest.raises(QKInputError, match="n:"):
+        load_input(f)
+    with pytest.raises(QKInputError, match="N:"):
+        LawInput.from_document(json.loads('{"model": "iid", "N": %s, "law": "rademacher"}' % bad))
+
+
+def test_sizes_read_exactly(tmp_path):
+    f = tmp_path / "in.json"
+    f.write_text('{"L": [[1, 2], [3, 4]], "n": 2}')
+    assert load_input(f).n == 2
+    g = tmp_path / "in.npz"
+    np.savez(g, L=np.eye(3), n=np.array(1))
+    assert load_input(g).n == 1

@@ -126,6 +126,25 @@ def parse_number_text(s: str, where: str = "entry") -> fmpq:
     return fmpq(fr.numerator, fr.denominator)
 
 
+def parse_integer(x: Any, where: str = "entry") -> int:
+    """An integer given as anything :func:`parse_rational` reads (so number
+    text follows the same grammar) whose value is an integer; a 0-d numpy
+    array (an ``.npz`` scalar) is read as its element.
+
+    >>> parse_integer("12"), parse_integer(7), parse_integer("6/2")
+    (12, 7, 3)
+
+    Raises QKInputError naming ``where`` for a non-integer value or text
+    outside the grammar (``"1_0"``, ``" 3 "``).
+    """
+    if isinstance(x, np.ndarray) and x.ndim == 0:
+        x = x[()]
+    q = parse_rational(x, where)
+    if q.q != 1:
+        raise QKInputError(f"{where}: {fmpq_str(q)} is not an integer")
+    return int(q.p)
+
+
 def fmpq_str(q: fmpq) -> str:
     """Canonical ``"p/q"`` (or ``"p"``) text of an exact rational."""
     q = fmpq(q)

@@ -29,7 +29,7 @@ from flint import fmpq, fmpq_mat
 from ..errors import QKInputError
 from ..math import baselines as B
 from ..exact.matrix import is_symmetric, to_str_rows
-from ..exact.rational import fmpq_str, read_input_file, rows_to_fmpq_mat
+from ..exact.rational import fmpq_str, parse_integer, read_input_file, rows_to_fmpq_mat
 
 
 @dataclass(frozen=True)
@@ -155,10 +155,7 @@ def input_from_document(doc: Any, kind: str | None = None, where: str = "input")
             _check_keys(doc, "matrix", where)
             n = doc.get("n")
             if n is not None:
-                try:
-                    n = int(str(n))
-                except ValueError:
-                    raise QKInputError(f"{where}: n must be a positive integer, got {n!r}") from None
+                n = parse_integer(n, f"{where}: n")
                 if n < 1:
                     raise QKInputError(f"{where}: n must be a positive integer, got {n}")
             obj = MatrixInput(_mat(doc["L"], f"{where}: L", True), n)
@@ -319,10 +316,7 @@ class LawInput:
         def size(key: str) -> int:
             if key not in doc:
                 raise QKInputError(f"{where}: missing '{key}'")
-            try:
-                return int(str(doc[key]))
-            except ValueError:
-                raise QKInputError(f"{where}: '{key}' must be a positive integer, got {doc[key]!r}") from None
+            return parse_integer(doc[key], f"{where}: {key}")
 
         mc = doc.get("monte_carlo") or {}
         if not isinstance(mc, dict):
@@ -332,9 +326,9 @@ class LawInput:
             raise QKInputError(f"{where}: unknown key {extra[0]!r} in 'monte_carlo' (keys: samples, delta, seed)")
         kw = {}
         if mc:
-            kw = {"samples": int(str(mc.get("samples", MC_SAMPLES))),
+            kw = {"samples": parse_integer(mc.get("samples", MC_SAMPLES), f"{where}: samples"),
                   "delta": B.to_fmpq(mc.get("delta", MC_DELTA), f"{where}: delta"),
-                  "seed": int(str(mc.get("seed", 0)))}
+                  "seed": parse_integer(mc.get("seed", 0), f"{where}: seed")}
         if model == "iid":
             if "grid" in doc:
                 grid = tuple(tuple(B.parse_law(l) for l in r) for r in doc["grid"])
