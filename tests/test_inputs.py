@@ -2,8 +2,6 @@
 number grammar, numpy dtypes read exactly or refused."""
 
 import json
-import subprocess
-import sys
 from fractions import Fraction
 
 import numpy as np
@@ -15,9 +13,19 @@ from qkverify.exact.rational import ndarray_to_fmpq_mat, parse_rational, read_in
 from qkverify.io.inputs import HeadInput, LawInput, MatrixInput, OrthoInput, load_input
 
 
-def cli(*args, cwd=None):
-    r = subprocess.run([sys.executable, "-m", "qkverify", *args], capture_output=True, text=True, cwd=cwd)
-    return r.returncode, r.stdout, r.stderr
+@pytest.fixture
+def cli(capsys):
+    """Run the command line in this process: (exit status, stdout, stderr).
+    (tests/test_cli_errors.py runs it in subprocesses.)"""
+    from qkverify.cli import main
+
+    def run(*args):
+        capsys.readouterr()
+        code = main(list(args))
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return run
 
 
 # ---- the number grammar ----------------------------------------------------------------------
@@ -48,7 +56,7 @@ def test_zero_denominator_named():
 
 
 @pytest.mark.parametrize("entry", ['"1_000"', '" 1 "', '"1 "'])
-def test_cli_number_text_exit2_naming_entry(tmp_path, entry):
+def test_cli_number_text_exit2_naming_entry(tmp_path, cli, entry):
     f = tmp_path / "L.json"
     f.write_text(f'[[1, 2], [3, {entry}]]')
     code, out, err = cli("profile", str(f))
@@ -75,7 +83,7 @@ def test_json_numbers_by_decimal_text(tmp_path):
     ({"S": [[1, 0], [0, 1]], "label": "x"}, "label"),
     ({"L": [[1, 2], [3, 4]], "l": [[1]]}, "l"),
 ])
-def test_unknown_key_named(tmp_path, doc, key):
+def test_unknown_key_named(tmp_path, cli, doc, key):
     f = tmp_path / "in.json"
     f.write_text(json.dumps(doc))
     with pytest.raises(QKInputError, match=f"unknown key '{key}'"):
@@ -111,7 +119,7 @@ def test_written_inputs_read_back(tmp_path, doc, cls):
     assert isinstance(inp, cls) and inp.to_json() == doc
 
 
-def test_duplicate_key_named(tmp_path):
+def test_duplicate_key_named(tmp_path, cli):
     f = tmp_path / "in.json"
     f.write_text('{"L": [[1, 2], [3, 4]], "L": [[1, 0], [0, 1]]}')
     with pytest.raises(QKInputError, match="duplicate key 'L'"):
@@ -190,14 +198,14 @@ def test_longdouble_read_exactly(tmp_path):
     (np.array([["1", "2"], ["3", "4"]]), "string"),
     (np.array([[np.datetime64("2020-01-01")] * 2] * 2), "datetime"),
 ])
-def test_unreadable_dtypes_refused(tmp_path, arr, word):
+def test_unreadable_dtypes_refused(tmp_path, cli, arr, word):
     f = tmp_path / "m.npy"
     np.save(f, arr)
     code, out, err = cli("profile", str(f))
     assert code == 2 and word in err and len(err.strip().splitlines()) == 1
 
 
-def test_object_array_refused(tmp_path):
+def test_object_array_refused(tmp_path, cli):
     f = tmp_path / "m.npy"
     np.save(f, np.array([[1, None], [2, 3]], dtype=object), allow_pickle=True)
     code, out, err = cli("profile", str(f))
