@@ -47,6 +47,7 @@ _FIELDS: dict[str, tuple[type, bool]] = {
     "checker": (str, True),
     "status": (str, True),
     "certificates": (list, True),
+    "decl": (list, False),
 }
 
 # A Lean name: dot-separated identifiers (letters, digits, _, ', unicode letters).

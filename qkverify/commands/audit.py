@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from ..audit.run import lean_map_problems, run_suite
+from ..audit.run import lean_map_problems, run_statements, run_suite
 from ._util import table
 
 NAME = "audit"
@@ -39,7 +39,7 @@ def _model_audit(out: Path, force: bool, jobs: int) -> tuple[bool, str]:
 
 def run(args) -> int:
     out = Path(args.out)
-    rows = run_suite(out, force=args.force)
+    rows = run_statements(out, force=args.force) + run_suite(out, force=args.force)
     body = [[r.claim, r.label, r.case, r.verdict, r.evidence, r.note[:70]] for r in rows]
     print(table(body, ["claim", "label", "case", "verdict", "evidence", "note"]))
     counts = Counter(r.verdict for r in rows)
