@@ -12,8 +12,16 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 
-from ..audit.lean_audit import SKELETON_PATH, load_skeleton, read_blueprint, render_text, run_lean_audit
+from ..audit.lean_audit import (
+    SKELETON_PATH,
+    load_skeleton,
+    read_blueprint,
+    render_text,
+    run_lean_audit,
+    scan_certificates,
+)
 from ..audit.leanmap import DEFAULT_DECLS, DEFAULT_MAP_DIR, load_lean_map, read_decls
 
 NAME = "lean-audit"
@@ -29,7 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "the counter setup) instead of the shipped skeleton qkverify/data/blueprint.json")
     parser.add_argument("--lean-map", metavar="DIR", default=None,
                         help="lean_map directory (default: the repository's lean_map/); "
-                             "certificate paths are read relative to its parent")
+                             "certificate paths, and the certificates/ scanned, are relative to its parent")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument("--require-checked", action="store_true",
                         help="exit 1 if any declaration is only mapped")
@@ -45,8 +53,12 @@ def run(args: argparse.Namespace) -> int:
         stmts, info = load_skeleton()
         commit = str(info.get("commit", ""))[:7]
         bp_source = f"qkverify/data/{SKELETON_PATH.name}" + (f" (content.tex @ {commit})" if commit else "")
+    certs = {}
+    if args.lean_map:  # a map elsewhere: its certificates sit beside it, as for the statements' paths
+        found, problems = scan_certificates(Path(args.lean_map).resolve().parent / "certificates")
+        certs = {"certificates": found, "certificate_problems": problems}
     report = run_lean_audit(
-        entries, decls, stmts,
+        entries, decls, stmts, **certs,
         decls_source=str(args.decls) if args.decls else "qkverify/data/lean_decls",
         blueprint_source=bp_source, require_checked=args.require_checked,
     )
