@@ -13,6 +13,7 @@ from pathlib import Path
 from .. import certificates
 from ..claims.registry import all_claims
 from ..errors import CertificateExists
+from . import lean_audit, leanmap
 from .suite import adapt, cases, fits
 
 
@@ -110,8 +111,15 @@ def run_statements(out_dir: Path, force: bool = False, write: bool = True) -> li
 def lean_map_problems() -> list[str]:
     """Registered claims without a lean_map entry and the reverse, plus
     hypothesis-name / label / declaration mismatches (qkverify.leanmap)."""
-    from . import leanmap
-
     entries = leanmap.load_lean_map()
     claims = all_claims()
-    return leanmap.consistency({c.id for c in claims}, entries) + leanmap.registry_problems(claims, entries)
+    ids = {c.id for c in claims} | {st.id for st in statements_with_checks()}
+    return leanmap.consistency(ids, entries) + leanmap.registry_problems(claims, entries)
+
+
+def lean_coverage() -> dict:
+    """The lean-audit report (:func:`qkverify.audit.lean_audit.run_lean_audit`)
+    on the shipped lean_map, declaration list, blueprint skeleton and
+    certificates: per Lean declaration checked / computed / mapped only."""
+    stmts, _ = lean_audit.load_skeleton()
+    return lean_audit.run_lean_audit(leanmap.load_lean_map(), leanmap.read_decls(), stmts)

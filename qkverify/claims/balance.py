@@ -219,7 +219,7 @@ def _rank_M(s: Subject) -> int:
     return w["rank"]
 
 
-@predicate("nondegenerate")
+@predicate("stacked_surjective")
 def _nondegenerate(s: Subject) -> bool:
     """Nondegenerate Q K: the stacked map is surjective, rank [W_K; W_Q] = 2n (binder ``hnd``)."""
     return _rank_M(s) == 2 * s.inp.n

@@ -5,10 +5,10 @@ from __future__ import annotations
 import hashlib
 import random
 
-from flint import fmpq, fmpq_mat, fmpz_mat
+from flint import fmpq, fmpq_mat
 
 from ..exact.inertia import Inertia, inertia_charpoly, inertia_ldlt
-from ..exact.matrix import frob_sq, rank, to_str_rows
+from ..exact.matrix import frob_sq
 from ..exact.rational import fmpq_str
 from .registry import Hypothesis, Result, predicate
 
@@ -119,3 +119,20 @@ def rank_witness(A: fmpq_mat, of: str) -> dict:
         w.update(kernel=[[str(v) for v in y] for y in rc.left_kernel], kernel_cols=rc.kernel_cols,
                  kernel_minor_mod_p=str(rc.kernel_minor_mod_p), kernel_prime=str(rc.kernel_prime))
     return w
+
+
+@predicate("is_symmetric")
+def _is_symmetric(s) -> bool:
+    """The matrix a definition is applied to is symmetric (Lean binders ``hS``, ``hA``):
+    symPart L for matrix inputs, the Gram matrix for heads; a weights head's S is
+    symmetric by construction."""
+    from ..exact.matrix import is_symmetric, sym_part
+
+    if s.kind == "weights":
+        return True
+    if s.kind == "head":
+        B = s.inp.B if s.inp.B is not None else None
+        S = sym_part(s.inp.L)
+        G = S if B is None else B.transpose() * S * B
+        return is_symmetric(G)
+    return is_symmetric(sym_part(s.inp.L))

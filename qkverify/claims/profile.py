@@ -11,7 +11,7 @@ hypothesis.
 
 from __future__ import annotations
 
-from flint import arb, arb_mat, ctx, fmpq, fmpq_mat, fmpz_mat
+from flint import arb, arb_mat, ctx, fmpq, fmpq_mat
 
 from ..exact.algebraic import RealAlgebraic
 from ..exact.inertia import inertia_ldlt
@@ -419,7 +419,7 @@ register(Claim(
 # goes to the certificate's display).
 
 from . import values as V  # noqa: E402
-from .common import lean_div, spectrum_witness  # noqa: E402
+from .common import spectrum_witness  # noqa: E402
 from .registry import DeclResult, NotApplicable, Subject, declaration_check, predicate  # noqa: E402
 
 PROFILE_KINDS = ("matrix", "matrix_fiber")

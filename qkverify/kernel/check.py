@@ -15,6 +15,7 @@ from flint import fmpq, fmpq_mat
 from .algebra import Box, arb_inside, cmp, is_root, precision
 from .derive import PREC, Coord, Ctx
 from .jsonio import Invalid, Undecided, Unreadable, check_schema, dec, rat, ratmat, read, require
+from . import rules  # noqa: F401  (registers the table's entries)
 from .table import PREDICATES, TABLE, NotEvaluable
 from .witnesses import poly
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from flint import fmpq, fmpq_mat, fmpz, fmpz_mat, fmpz_poly, nmod_mat
 
 from .algebra import Box, Real, Root, count_with_multiplicity, sign_at
-from .jsonio import Invalid, poly, rat, require
+from .jsonio import poly, rat, require
 
 
 def integer_scaled(X: fmpq_mat, D: fmpz, what: str) -> fmpz_mat:
