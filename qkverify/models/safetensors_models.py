@@ -72,7 +72,7 @@ def load_safetensors(path: str | Path, n_heads: int | None = None, n_kv_heads: i
     ck = Checkpoint.open(path)
     cfg = read_config(path)
     plan = resolve(ck.names, ck.shape, cfg, path, n_heads, n_kv_heads, pre_norm_qk)
-    mname = name or model_name_from_path(path if path.is_file() else path / "x.safetensors")
+    mname = name or model_name_from_path(path if path.is_file() else path / "model.safetensors")
     shas: dict[Path, str] = {}
 
     def sha(f: SafetensorsFile) -> str:
