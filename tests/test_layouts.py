@@ -212,6 +212,10 @@ def test_llama_gqa_sharded(tmp_path, capsys):
     assert cert["input"]["file"] == "model-00002-of-00002.safetensors"
     assert main(["verify", "-v", str(tmp_path / "out" / "L01H02.json"), "--weights", str(ck)]) == 0
     assert "W_Q, W_K rebuilt exactly from model-00002-of-00002.safetensors" in capsys.readouterr().out
+    # one shard passed alone is refused with a pointer to the directory
+    err = _one_line_exit_2(capsys, ["heads", str(ck / "model-00001-of-00002.safetensors"), "--out",
+                                    str(tmp_path / "o3"), "--quiet"])
+    assert "one shard of the sharded checkpoint" in err
     # a missing shard is one line, exit 2
     (ck / "model-00002-of-00002.safetensors").unlink()
     err = _one_line_exit_2(capsys, ["heads", str(ck), "--out", str(tmp_path / "o2"), "--quiet"])
@@ -287,12 +291,14 @@ def _gpt2_fused() -> np.ndarray:
 
 def test_gpt2_conv1d_in_out(tmp_path, capsys):
     W = _gpt2_fused().T                       # HF Conv1D [in, out] = [N, 3N]
-    t = {"transformer.h.0.attn.c_attn.weight": W, "transformer.h.0.attn.c_attn.bias": np.zeros(3 * N, np.float32),
+    bias = np.concatenate([BQ_O, BQ_P, BK_O, BK_P, np.zeros(N, np.float32)])      # Q, K, V blocks
+    t = {"transformer.h.0.attn.c_attn.weight": W, "transformer.h.0.attn.c_attn.bias": bias,
          "transformer.wte.weight": np.ones((7, N), np.float32)}
     ck = _save(tmp_path / "gpt2", t, {"model_type": "gpt2", "n_head": 2, "n_embd": N, "n_layer": 1, "n_positions": 64})
     code, doc = _run(ck, tmp_path / "out")
     assert code == 0
-    _check_planted(doc, 0, 1)
+    row = _check_planted(doc, 0, 1)
+    assert row["biaffine"]["const"] == "3/4" and row["biaffine"]["lin_query"]["norm_sq"] == "109/8"
     assert "Conv1D [in, out]" in doc["model"]["layout"]
     assert doc["model"]["positional"] == {"kind": "learned_absolute", "max_positions": 64}
     # a loader that read the Conv1D bytes as [out, in] would see other matrices
@@ -523,3 +529,24 @@ def test_resolver_refusals():
     gem = {"model.layers.0.self_attn.q_proj.weight": (4, 4), "model.layers.0.self_attn.k_proj.weight": (4, 4)}
     with pytest.raises(QKInputError, match="caps attention logits"):
         _resolve(gem, {"model_type": "gemma3_text", "num_attention_heads": 2, "attn_logit_softcapping": 50.0})
+
+
+def test_query_and_key_in_different_shards(tmp_path, capsys):
+    """q_proj in one shard, k_proj in the next: each is read from its own
+    shard; the certificate names both files, and the kernel (which reads one
+    weights file per certificate) reports the tensors as not re-read rather
+    than calling the certificate invalid."""
+    t, q, k = _gqa_tensors("model.layers.0.self_attn.")
+    names = list(t)
+    shards = [[names[0]], names[1:]]
+    ck = _save(tmp_path / "split", t, {"model_type": "llama", "num_attention_heads": 4, "num_key_value_heads": 2,
+                                        "hidden_size": N}, shards)
+    code, doc = _run(ck, tmp_path / "out")
+    assert code == 0
+    _check_planted(doc, 0, 2)
+    cert = json.loads((tmp_path / "out" / "L00H02.json").read_text())
+    tq, tk = cert["input"]["tensors"]
+    assert cert["input"]["file"] == "model-00001-of-00002.safetensors" and tk["file"] == "model-00002-of-00002.safetensors"
+    assert main(["verify", "-v", str(tmp_path / "out" / "L00H02.json"), "--weights", str(ck)]) == 0
+    out = capsys.readouterr().out
+    assert "valid" in out and "not re-checked" in out.lower() and "tensors of the weights file" in out

@@ -97,9 +97,15 @@ def load_safetensors(path: str | Path, n_heads: int | None = None, n_kv_heads: i
             Wq = _cut(arrays[kq], axq, aq, bq, names[kq], path)
             Wk = _cut(arrays[kk], axk, ak, bk, names[kk], path)
             fq, fk = ck.file_of(names[kq]), ck.file_of(names[kk])
+            k_entry = _tensor_entry("W_K", names[kk], axk, ak, bk, sha(fk))
+            if fk is not fq:
+                # W_K sits in another shard than W_Q (a shard boundary between q_proj and k_proj):
+                # name that shard and its hash; a certificate's input names one weights file, so
+                # the kernel reports this head's tensors as not re-read rather than mismatched
+                del k_entry["sha256"]
+                k_entry.update({"file": fk.path.name, "file_sha256": sha(fk)})
             src = {"file": fq.path.name, "sha256": sha(fq), "arch": plan.arch,
-                   "tensors": [_tensor_entry("W_Q", names[kq], axq, aq, bq, sha(fq)),
-                               _tensor_entry("W_K", names[kk], axk, ak, bk, sha(fk))],
+                   "tensors": [_tensor_entry("W_Q", names[kq], axq, aq, bq, sha(fq)), k_entry],
                    "layout_source": plan.layout_source}
             b_Q = b_K = None
             if bnames:
