@@ -40,7 +40,7 @@ def add_arguments(p) -> None:
                    help="exit 0 although some format-1 certificates were only partially re-checked")
 
 
-def _check(path, dirs: list[str]):
+def _check(path, dirs: list[str], verbose: bool = False):
     """(status, line) for one file: format 2 by the kernel, format 1 by the legacy checker."""
     import json
 
@@ -52,7 +52,11 @@ def _check(path, dirs: list[str]):
         legacy.WEIGHTS_DIRS[:] = dirs
         o = legacy.verify_file(path, skip_non_certificates=True)
         status = {"partial": "partially re-checked"}.get(o.status, o.status)
-        return status, f"{path}: {status} (format 1)" + (f" [{o.check}] {o.reason}" if o.reason else "")
+        line = f"{path}: {status} (format 1)" + (f" [{o.check}] {o.reason}" if o.reason else "")
+        if verbose:
+            line += "".join(f"\n    checked: {c}" for c in o.checked)
+            line += "".join(f"\n    NOT re-checked: {c}" for c in o.not_checked)
+        return status, line
     out = kernel.verify_file(path, dirs)
     if out.status == "not a certificate":
         return "not a certificate", f"{path}: not a certificate (skipped)"
@@ -74,7 +78,7 @@ def run(args) -> int:
     counts: Counter = Counter()
     counts["unreadable"] += len(problems)
     for f in files:
-        status, line = _check(f, dirs)
+        status, line = _check(f, dirs, args.verbose)
         counts[status] += 1
         if not (args.quiet and status in ("valid", "not a certificate")):
             print(line, flush=True)
