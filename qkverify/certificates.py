@@ -46,7 +46,7 @@ from .errors import CertificateExists, QKInputError
 from .io.outputs import atomic_write_bytes
 
 FORMAT = "qkverify-certificate/1"
-SCHEMA_PATH = Path(__file__).with_name("schema") / "certificate.schema.json"
+SCHEMA_PATH = Path(__file__).with_name("schema") / "certificate-1.schema.json"
 
 #: matrices a witness may name; the verifier derives them from the input
 DERIVED_MATRICES = {
@@ -143,7 +143,7 @@ def write(cert: dict, path: str | Path, force: bool = False, check_schema: bool 
     that pattern whose pid is dead and which predate this process).
     """
     if check_schema:
-        validate(cert)
+        validate2(cert) if cert.get("format") == FORMAT2 else validate(cert)
     data = canonical_bytes(cert)
     p = Path(path)
     status = "written"
@@ -182,3 +182,38 @@ def _differs_only_in_tool(old: bytes, cert: dict) -> bool:
 def input_digest(input_json: dict) -> str:
     """Short stable name for an input: first 16 hex digits of its SHA-256."""
     return hashlib.sha256(json.dumps(input_json, sort_keys=True).encode()).hexdigest()[:16]
+
+
+# ---------------------------------------------------------------------------
+# format 2 (docs/CERTIFICATES.md): per-declaration records and witnesses
+
+FORMAT2 = "qkverify-certificate/2"
+SCHEMA2_PATH = Path(__file__).with_name("schema") / "certificate.schema.json"
+
+
+def validate2(cert: dict) -> None:
+    """Validate a format-2 certificate against the shipped schema (QKInputError naming the first violation)."""
+    import jsonschema
+
+    v = jsonschema.Draft202012Validator(json.loads(SCHEMA2_PATH.read_text()))
+    errs = sorted(v.iter_errors(cert), key=lambda e: [str(p) for p in e.absolute_path])
+    if errs:
+        e = errs[0]
+        where = "/".join(str(p) for p in e.absolute_path) or "(top level)"
+        raise QKInputError(f"certificate schema violation at {where}: {e.message[:300]}")
+
+
+def build2(statement: str, input_json: dict, witnesses: list[dict], declarations: list[dict],
+           verdict: str, evidence: str, display: dict) -> dict:
+    """Assemble a format-2 certificate; ``display`` is display-only (never re-checked)."""
+    return {
+        "format": FORMAT2,
+        "statement": statement,
+        "input": input_json,
+        "witnesses": witnesses,
+        "declarations": declarations,
+        "verdict": verdict,
+        "evidence": evidence,
+        "display": display,
+        "tool": tool_versions(),
+    }

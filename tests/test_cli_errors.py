@@ -99,7 +99,7 @@ def test_unwritable_out_heads_before_work(perm_dir):
 
 @pytest.mark.parametrize("cmd", [
     ["audit", "--no-model", "--out", "{ro}"],
-    ["search", "profile_sum_eq_one", "--budget", "5", "--out", "{ro}/s"],
+    ["search", "profile_scale", "--budget", "5", "--out", "{ro}/s"],
     ["probes", "rank_balance", "--budget", "5", "--out", "{ro}/p"],
 ])
 def test_unwritable_out_before_work(perm_dir, cmd):

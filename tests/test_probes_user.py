@@ -81,7 +81,7 @@ def test_true_conjecture_says_no_counterexample(tmp_path):
 
 def test_builtin_claims_keep_their_table(tmp_path):
     # a theorem that holds with its hypotheses gets no "(none dropped)" row
-    r = cli("probes", "profile_sum_eq_one", "--budget", "30", "--out", "pr", cwd=tmp_path)
+    r = cli("probes", "rank_balance", "--budget", "30", "--out", "pr", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
-    rows = json.loads((tmp_path / "pr" / "probes_profile_sum_eq_one.json").read_text())["probes"]
+    rows = json.loads((tmp_path / "pr" / "probes_rank_balance.json").read_text())["probes"]
     assert ALL_KEPT not in {x["hypothesis"] for x in rows}

@@ -13,7 +13,7 @@ import random
 
 from flint import fmpq, fmpq_mat
 
-from ..io.inputs import HeadInput, LawInput, MatrixInput, OrthoInput
+from ..io.inputs import FiberInput, HeadInput, LawInput, MatrixInput, OrthoInput
 from ..exact.matrix import cayley_orthogonal, random_antisymmetric
 
 
@@ -92,6 +92,40 @@ def cases() -> list[tuple[str, object]]:
         out.append((name, MatrixInput(_m(rows), n)))
     out.extend(_heads().items())
     out.extend(_ortho().items())
+    out.extend(_laws().items())
+    return out
+
+
+def _fibers() -> dict[str, FiberInput]:
+    """Candidate decompositions S = H ± P for the ← direction of Theorem 4's faces."""
+    return {
+        # S = diag(2, −1) = H + P with H = diag(1, −1) (spectrum ±1), P = diag(1, 0) ⪰ 0: d = 0
+        "fiber_d_diag_2_m1": FiberInput(_m([[2, 0], [0, -1]]), "d", _m([[1, 0], [0, -1]]), _m([[1, 0], [0, 0]])),
+        # S = diag(1, −3) = H − P with H = diag(1, −1), P = diag(0, 2): c = 0
+        "fiber_c_diag_1_m3": FiberInput(_m([[1, 1], [-1, -3]]), "c", _m([[1, 0], [0, -1]]), _m([[0, 0], [0, 2]])),
+    }
+
+
+def _heads_in_basis() -> dict[str, HeadInput]:
+    """Heads whose Gram matrix is read in a second, non-standard rational basis of C."""
+    B = _m([[1, 1, 0, 0, 0], [0, 1, 2, 0, 0], [0, 0, 1, -1, 0], [1, 0, 0, 1, 1], [0, 0, 0, 0, 2]])
+    h = _heads()["head_nondegenerate_N5_n2"]
+    return {"head_nondegenerate_N5_n2_basis": HeadInput(h.W_Q, h.W_K, B=B)}
+
+
+def cases2() -> list[tuple[str, object]]:
+    """Suite inputs for the per-declaration checks (certificate format 2): each matrix as a
+    plain ``matrix`` input and, with its n, as a ``matrix_bound`` one; heads (one in a second
+    basis); orthogonal pairs; candidate fiber decompositions; laws."""
+    out: list[tuple[str, object]] = []
+    for name, (rows, n) in MATRICES.items():
+        out.append((name, MatrixInput(_m(rows))))
+        if n is not None:
+            out.append((f"{name}_n{n}", MatrixInput(_m(rows), n)))
+    out.extend(_heads().items())
+    out.extend(_heads_in_basis().items())
+    out.extend(_ortho().items())
+    out.extend(_fibers().items())
     out.extend(_laws().items())
     return out
 

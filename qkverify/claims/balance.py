@@ -33,44 +33,6 @@ def stacked(inp) -> fmpq_mat:
     return vstack(inp.W_K, inp.W_Q)
 
 
-def _surjective(inp) -> bool:
-    return rank(stacked(inp)) == 2 * inp.n
-
-
-def _theorem3(inp) -> Result:
-    n, N = inp.n, inp.N
-    M = stacked(inp)
-    rc = rank_certificate(M)
-    S = sym_part(inp.L)
-    use_ldlt = N <= LDLT_MAX_N
-    inn, w_inn = inertia_both(S, "S", use_ldlt)
-    # ker M ⊆ rad S, and dims: rad S = ker M  (radical_eq_ker)
-    B, _ = M.numer_denom()
-    X, k = B.nullspace()
-    kerM = [fmpq_mat([[X[i, j]] for i in range(N)]) for j in range(k)]
-    in_rad = all((S * v) == fmpq_mat(N, 1) for v in kerM)
-    rng = seeded_rng("theorem3-basis", to_str_rows(M))
-    Bm = random_invertible(rng, N)
-    gram2 = Bm.transpose() * S * Bm
-    inn2, w_inn2 = inertia_both(gram2, "gram_in_basis", use_ldlt)
-    for w in w_inn2:
-        w["basis"] = to_str_rows(Bm)
-    target = (n, n, N - 2 * n)
-    checks = {
-        "stacked map surjective (rank M = 2n)": rc.rank == 2 * n,
-        "ker J ⊆ radical of S": in_rad,
-        "dim radical = dim ker J": inn.n_zero == N - rc.rank,
-        "dim ker J + 2n = N": (N - rc.rank) + 2 * n == N,
-        "signature (n, n, N−2n) in the standard basis": inn.triple() == target,
-        "signature (n, n, N−2n) in a random rational basis": inn2.triple() == target,
-    }
-    wit = [dict(rc.to_json(), matrix="M")] + w_inn + w_inn2
-    vals = {"n": n, "N": N, "rank_M": rc.rank, "signature": inn.to_json(),
-            "signature_random_basis": inn2.to_json(), "checks": checks}
-    ok = all(checks.values())
-    return result(ok, "exact", wit, vals, "failed: " + "; ".join(k for k, v in checks.items() if not v))
-
-
 # --------------------------------------------------------------------------
 # Lemma 3
 
@@ -211,12 +173,169 @@ register(Claim(
     input_kind="matrix_n", conclusion=_lemma3,
 ))
 
-register(Claim(
-    id="heads_have_balanced_attention", label="Theorem 3", section=SEC,
-    lean_decls=tuple("Appendices.MainText." + d for d in (
-        "stacked", "Nondegenerate", "headForm", "radical_eq_ker", "finrank_radical", "gram", "signature",
-        "gram_eq_symPart", "ker_gram_eq_map", "heads_have_balanced_attention")),
-    statement="If J = (Q,K) : C → H×H is surjective, the head form S has signature (n, n, N−2n) in every basis; rad S = ker J.",
-    hypotheses=(Hypothesis("stacked_surjective", "the stacked map J = (Q, K) is surjective (rank M = 2n)", _surjective),),
-    input_kind="head", conclusion=_theorem3, aliases=("balanced heads", "nondegenerate head"),
-))
+
+# ==========================================================================
+# Theorem 3, one check per Lean declaration (format 2; BalancedHeads.lean).
+# Inputs: a head (W_Q, W_K, optionally a basis B of C for the Gram matrix) or
+# a weights head (the certified route of qkverify.heads; only the declarations
+# that need no N x N object are evaluated there).
+
+from ..exact.inertia import inertia_charpoly, inertia_ldlt  # noqa: E402
+from ..exact.matrix import identity, is_symmetric  # noqa: E402
+from . import values as V  # noqa: E402
+from .common import rank_witness, spectrum_witness  # noqa: E402
+from .registry import DeclResult, Subject, declaration_check, predicate  # noqa: E402
+
+HEAD = ("head",)
+HEADS = ("head", "weights")
+
+
+def _B(s: Subject) -> fmpq_mat:
+    return s.inp.B if s.inp.B is not None else identity(s.inp.N)
+
+
+def _head(s: Subject) -> dict:
+    """Exact objects of a head: M = [W_K; W_Q], S, the Gram matrix in the basis B, L_B."""
+    def build():
+        inp = s.inp
+        M = vstack(inp.W_K, inp.W_Q)
+        S = sym_part(inp.L)
+        B = _B(s)
+        G = B.transpose() * S * B
+        LB = (inp.W_K * B).transpose() * (inp.W_Q * B)
+        return {"M": M, "S": S, "G": G, "LB": LB}
+
+    return s.memo("head", build)
+
+
+def _rank_M(s: Subject) -> int:
+    """rank [W_K; W_Q] with its witness (weights heads carry theirs in s.inp)."""
+    if s.kind == "weights":
+        s.witness(s.inp.rank_witness)
+        return s.inp.rank_M
+    h = _head(s)
+    w = rank_witness(h["M"], "M")
+    s.witness(w)
+    return w["rank"]
+
+
+@predicate("stacked_surjective")
+def _nondegenerate(s: Subject) -> bool:
+    """Nondegenerate Q K: the stacked map is surjective, rank [W_K; W_Q] = 2n (binder ``hnd``)."""
+    return _rank_M(s) == 2 * s.inp.n
+
+
+@declaration_check("stacked", HEAD)
+def _stacked(s: Subject) -> DeclResult:
+    """J = (Q, K) as the 2n × N matrix [W_Q; W_K]; its rank equals that of [W_K; W_Q]."""
+    J = vstack(s.inp.W_Q, s.inp.W_K)
+    return DeclResult(rank(J) == rank(_head(s)["M"]), value=V.matrix(J))
+
+
+@declaration_check("Nondegenerate", HEADS)
+def _nd(s: Subject) -> DeclResult:
+    """Nondegenerate as a value (rank of the witness = 2n), against FLINT's rank for a matrix head."""
+    r = _rank_M(s)
+    ok = True if s.kind == "weights" else r == rank(_head(s)["M"])
+    return DeclResult(ok, value=V.boolean(r == 2 * s.inp.n))
+
+
+@declaration_check("headForm", HEAD)
+def _headForm(s: Subject) -> DeclResult:
+    """S(e_i, e_j) = ½(⟨K e_i, Q e_j⟩ + ⟨Q e_i, K e_j⟩); checked: symmetric (headForm_symm) and
+    Jᵀ·B·J = 2S for the pairing form B((a,b),(a',b')) = ⟨a,b'⟩ + ⟨b,a'⟩ (pairForm_stacked)."""
+    inp = s.inp
+    S = (inp.W_K.transpose() * inp.W_Q + inp.W_Q.transpose() * inp.W_K) / 2
+    n = inp.n
+    J = vstack(inp.W_Q, inp.W_K)
+    Bp = fmpq_mat(2 * n, 2 * n, [int(abs(i - j) == n) for i in range(2 * n) for j in range(2 * n)])
+    return DeclResult(is_symmetric(S) and J.transpose() * Bp * J == S * 2, value=V.matrix(S))
+
+
+def _null(A: fmpq_mat) -> fmpq_mat:
+    """Columns spanning the right null space of A (exact, FLINT)."""
+    B, _ = A.numer_denom()
+    X, k = B.nullspace()
+    return fmpq_mat([[X[i, j] for j in range(k)] for i in range(A.ncols())]) if k else fmpq_mat(A.ncols(), 0)
+
+
+def _same_span(X: fmpq_mat, Y: fmpq_mat) -> bool:
+    if X.ncols() != Y.ncols():
+        return False
+    if X.ncols() == 0:
+        return True
+    return rank(fmpq_mat([list(a) + list(b) for a, b in zip(X.tolist(), Y.tolist())])) == X.ncols() == rank(X)
+
+
+@declaration_check("radical_eq_ker", HEAD)
+def _radical(s: Subject) -> DeclResult:
+    """{x | S(x, ·) = 0} = ker J: the null spaces of S and of M span the same space (exact)."""
+    h = _head(s)
+    s.witness(rank_witness(h["S"], "S"))
+    return DeclResult(_same_span(_null(h["S"]), _null(h["M"])))
+
+
+@declaration_check("finrank_radical", HEADS)
+def _finrank(s: Subject) -> DeclResult:
+    """dim ker J + 2n = N, with dim ker J = N − rank M."""
+    N, n = s.inp.N, s.inp.n
+    dim = N - _rank_M(s) if s.kind == "weights" else _null(_head(s)["M"]).ncols()
+    if s.kind != "weights":
+        _rank_M(s)
+    return DeclResult(dim + 2 * n == N)
+
+
+@declaration_check("gram", HEAD)
+def _gram(s: Subject) -> DeclResult:
+    """G_ij = S(b_i, b_j) = (Bᵀ S B)_ij; symmetric (gram_isHermitian)."""
+    G = _head(s)["G"]
+    return DeclResult(is_symmetric(G), value=V.matrix(G))
+
+
+def _signature(s: Subject) -> tuple[int, int, int]:
+    """(n₊, n₋, n₀) of the Gram matrix: charpoly + Descartes and LDLᵀ must agree (two
+    methods); the spectrum witness carries it to the kernel.  Weights heads: from the
+    certified route's cells."""
+    if s.kind == "weights":
+        s.witness(s.inp.cells_witness)
+        return s.inp.signature
+    def build():
+        G = _head(s)["G"]
+        a, b = inertia_charpoly(G), inertia_ldlt(G)
+        if a.triple() != b.triple():
+            raise ArithmeticError(f"inertia methods disagree: {a.triple()} vs {b.triple()}")
+        s.witness(spectrum_witness(G, "gram"))
+        return a.triple()
+
+    return s.memo("signature", build)
+
+
+@declaration_check("signature", HEADS)
+def _sig(s: Subject) -> DeclResult:
+    p, m, z = _signature(s)
+    return DeclResult(p + m + z == s.inp.N, value=V.ints((p, m, z)))
+
+
+@declaration_check("gram_eq_symPart", HEAD)
+def _gram_eq(s: Subject) -> DeclResult:
+    """The Gram matrix is symPart of L_B = (W_K B)ᵀ(W_Q B), whose rank is ≤ n."""
+    h = _head(s)
+    w = rank_witness(h["LB"], "Lgram")
+    s.witness(w)
+    return DeclResult(w["rank"] <= s.inp.n and sym_part(h["LB"]) == h["G"])
+
+
+@declaration_check("ker_gram_eq_map", HEAD)
+def _ker_gram(s: Subject) -> DeclResult:
+    """ker G = B⁻¹ ker J (null spaces compared exactly)."""
+    h = _head(s)
+    s.witness(rank_witness(h["S"], "S"))
+    s.witness(rank_witness(h["G"], "gram"))
+    return DeclResult(_same_span(_null(h["G"]), _B(s).inv() * _null(h["M"])))
+
+
+@declaration_check("heads_have_balanced_attention", HEADS)
+def _thm3(s: Subject) -> DeclResult:
+    """signature(gram b) = (n, n, N − 2n)."""
+    n, N = s.inp.n, s.inp.N
+    return DeclResult(_signature(s) == (n, n, N - 2 * n))

@@ -11,7 +11,7 @@ hypothesis.
 
 from __future__ import annotations
 
-from flint import arb, arb_mat, ctx, fmpq, fmpq_mat, fmpz_mat
+from flint import arb, arb_mat, ctx, fmpq, fmpq_mat
 
 from ..exact.algebraic import RealAlgebraic
 from ..exact.inertia import inertia_ldlt
@@ -51,42 +51,6 @@ def profile_witness(p: Profile) -> dict:
 
 def _profile_values(p: Profile) -> dict:
     return p.to_json(20)
-
-
-# --------------------------------------------------------------------------
-# Def 6: the two padding conventions agree
-
-
-def _same(x: RealAlgebraic | None, y: RealAlgebraic | None) -> bool | None:
-    if x is None or y is None:
-        return None
-    return x == y
-
-
-def _def6(inp) -> Result:
-    L = inp.L
-    if frob_sq(L) == 0:
-        # Lean: π(0) = (0,0,0,0); blueprint: undefined — they cannot agree
-        return Result("fails", "exact", {"witnesses": []}, {"lean": ["0", "0", "0", "0"]}, "lean",
-                      "L = 0: the blueprint profile is undefined while Lean gives (0,0,0,0)")
-    pb = compute_profile(L, "blueprint")
-    pl = compute_profile(L, "lean")
-    same = {}
-    undecided = []
-    for cb, cl in zip(pb.coords(), pl.coords()):
-        s = _same(cb.value, cl.value)
-        if s is None:
-            # exact values unavailable: padding only appends pairs (0, 0), which add
-            # zero terms; the nonzero index sets are compared exactly instead
-            s = cb.is_zero == cl.is_zero and pb.order == pl.order[: len(pb.order)] and all(
-                o == 0 for o in pl.order[len(pb.order):]
-            )
-        same[cb.name] = s
-    ok = all(same.values())
-    w = [eigen_witness(sym_part(L)), profile_witness(pb), profile_witness(pl)]
-    vals = {"blueprint": _profile_values(pb), "lean_agrees": same}
-    return result(ok, "exact", w, vals, "paddings disagree on " + ",".join(k for k, v in same.items() if not v),
-                  convention="blueprint and lean")
 
 
 # --------------------------------------------------------------------------
@@ -258,71 +222,6 @@ def face_decomposition(L: fmpq_mat, p: Profile, face: str) -> tuple[str, dict, d
         ctx.prec = old
 
 
-def _theorem4(inp) -> Result:
-    L = inp.L
-    N = require_square(L)
-    if frob_sq(L) == 0:
-        # Lean: every coordinate is 0/0 = 0, so the sum is 0, not 1
-        return Result("fails", "exact", {"witnesses": [{"kind": "identity", "matrix": "L",
-                      "values": {"a": "0", "b": "0", "c": "0", "d": "0"}, "checks": {"sum = 1": False}}]},
-                      {"a": "0", "b": "0", "c": "0", "d": "0", "sum": "0"}, "lean",
-                      "L = 0: with x/0 = 0 the profile is (0,0,0,0), whose sum is 0")
-    p = compute_profile(L, "lean")
-    S = sym_part(L)
-    inn, inn_w = inertia_both(S, "S")
-    fL, fS = frob_sq(L), frob_sq(S)
-    checks: dict[str, bool] = {}
-    # nonnegativity: a rational; b, c, d sums of positive terms (exact signs)
-    checks["a ≥ 0"] = p.a.exact >= 0
-    checks["b ≥ 0"] = all(x.sign() >= 0 for x in p.alpha + p.beta)
-    checks["c ≥ 0"] = checks["d ≥ 0"] = True  # sums of squares of real numbers
-    # sum = 1: b + c + d = Σα² + Σβ² (termwise 2xy + (x−y)² = x² + y²) = tr(S²) = ‖S‖²,
-    # all over ‖L‖²; with a = ‖T‖²/‖L‖² this is ‖S‖² + ‖T‖² = ‖L‖² (exact)
-    exact_vals = [c.exact for c in p.coords()]
-    if all(v is not None for v in exact_vals):
-        checks["a + b + c + d = 1 (exact values)"] = sum(exact_vals, fmpq(0)) == 1
-    checks["(‖S‖² + ‖T‖²)/‖L‖² = 1 (power-sum form)"] = (fS + p.frob_T) == fL
-    # fibers
-    f = p.fibers()
-    psd = inn.n_neg == 0
-    nsd = inn.n_pos == 0
-    ge = all(o >= 0 for o in p.order)
-    le = all(o <= 0 for o in p.order)
-    checks["a = 0 ⇔ L symmetric"] = f["a=0"] == is_symmetric(L)
-    checks["a = 1 ⇔ L antisymmetric"] = f["a=1"] == is_antisymmetric(L)
-    checks["b = 0 ⇔ S semidefinite"] = f["b=0"] == (psd or nsd)
-    checks["b = 1 ⇔ L symmetric and α = β"] = f["b=1"] == (is_symmetric(L) and all(o == 0 for o in p.order))
-    checks["d = 0 ⇔ α_j ≥ β_j ∀j"] = f["d=0"] == ge
-    checks["d = 1 ⇔ L symmetric negative semidefinite"] = f["d=1"] == (is_symmetric(L) and nsd)
-    checks["c = 0 ⇔ β_j ≥ α_j ∀j"] = f["c=0"] == le
-    checks["c = 1 ⇔ L symmetric positive semidefinite"] = f["c=1"] == (is_symmetric(L) and psd)
-    # exact values, where known, must agree with the structural face decisions
-    for c in p.coords():
-        if c.value is not None:
-            checks[f"{c.name} exact value consistent with face"] = (c.value.sign() == 0) == c.is_zero
-    witnesses = [eigen_witness(S)] + inn_w + [profile_witness(p)]
-    evidence = "exact"
-    undecided = []
-    for face in ("d", "c"):
-        if f[f"{face}=0"]:
-            ev, w, ch = face_decomposition(L, p, face)
-            witnesses.append(w)
-            if ev == "undecided":
-                undecided.append(w["reason"])
-            else:
-                if ev == "certified":
-                    evidence = "certified"
-                for k, v in ch.items():
-                    checks[f"{face}=0 decomposition: {k}"] = v
-    values = {"profile": p.to_json(20), "checks": checks}
-    ok = all(checks.values())
-    if ok and undecided:
-        return Result("undecided", evidence, {"witnesses": witnesses}, values, "lean",
-                      "; ".join(undecided))
-    return result(ok, evidence, witnesses, values,
-                  "failed: " + "; ".join(k for k, v in checks.items() if not v), convention="lean")
-
-
 # --------------------------------------------------------------------------
 # Lemma 4
 
@@ -477,25 +376,7 @@ def _prop4(inp) -> Result:
 
 # --------------------------------------------------------------------------
 
-register(Claim(
-    id="profile", label="Definition 6", section=SEC,
-    lean_decls=("Appendices.sortDesc", "Appendices.alphaList", "Appendices.betaList", "Appendices.profileA",
-                "Appendices.profileB", "Appendices.profileC", "Appendices.profileD", "Appendices.MainText.profile"),
-    statement="π(L) = (a,b,c,d): the blueprint's equal-length padding and Lean's length-N padding give the same value.",
-    hypotheses=(L_NE_ZERO,), input_kind="matrix", conclusion=_def6, aliases=("Def 6", "profileA"),
-))
 
-register(Claim(
-    id="profile_sum_eq_one", label="Theorem 4", section=SEC,
-    lean_decls=tuple("Appendices." + n for n in (
-        "profileA_nonneg", "profileB_nonneg", "profileC_nonneg", "profileD_nonneg", "profile_sum_eq_one",
-        "profileA_eq_zero_iff", "profileA_eq_one_iff", "profileB_eq_zero_iff", "profileB_eq_one_iff",
-        "profileD_eq_zero_iff_forall", "profileD_eq_zero_iff_decomp", "profileD_eq_zero_decomp_commute",
-        "profileD_eq_one_iff", "profileC_eq_zero_iff_forall", "profileC_eq_zero_iff_decomp",
-        "profileC_eq_zero_decomp_commute", "profileC_eq_one_iff")),
-    statement="For L ≠ 0: a,b,c,d ≥ 0, a+b+c+d = 1, and the eight face/vertex fibers (with S = H ± P on d = 0 / c = 0).",
-    hypotheses=(L_NE_ZERO,), input_kind="matrix", conclusion=_theorem4, aliases=("simplex faces",),
-))
 
 register(Claim(
     id="profile_scale", label="Lemma 4", section=SEC,
@@ -524,3 +405,224 @@ register(Claim(
                 Hypothesis("N_ge_2", "N ≥ 2", lambda inp: inp.L.nrows() >= 2)),
     input_kind="matrix", conclusion=_prop4, aliases=("rank-one locus", "profiles_rank_one_eq_Theta"),
 ))
+
+
+# ==========================================================================
+# Definition 6 and Theorem 4, one check per Lean declaration (format 2)
+#
+# The producer's route: exact eigenvalues of S as RealAlgebraic numbers
+# (math/profile.py), exact values of b, c, d through resolvents when the orbit
+# is small, certified arb enclosures always; inertia of S by LDLᵀ (a second,
+# independent method) for the semidefiniteness sides.  A profile coordinate is
+# stated exact when it is zero or every α_j, β_j is rational (the kernel's
+# rule), otherwise as an enclosure (and its exact algebraic value, when known,
+# goes to the certificate's display).
+
+from . import values as V  # noqa: E402
+from .common import spectrum_witness  # noqa: E402
+from .registry import DeclResult, NotApplicable, Subject, declaration_check, predicate  # noqa: E402
+
+PROFILE_KINDS = ("matrix", "matrix_fiber")
+
+
+def _prof(s: Subject) -> Profile | None:
+    """π(L) with Lean's padding (None for L = 0: Lean's x/0 = 0 gives (0, 0, 0, 0));
+    records the spectrum witness of S."""
+    def build():
+        s.witness(spectrum_witness(sym_part(s.inp.L), "S"))
+        return None if frob_sq(s.inp.L) == 0 else compute_profile(s.inp.L, "lean")
+
+    return s.memo("profile", build)
+
+
+def _rational_lists(p: Profile) -> bool:
+    return all(x.is_rational for x in p.alpha + p.beta)
+
+
+def _coord_value(p: Profile | None, k: str) -> dict:
+    if p is None:
+        return V.exact(0)
+    c = getattr(p, k)
+    if k == "a" or c.is_zero or _rational_lists(p):
+        return V.exact(c.exact if c.exact is not None else 0)
+    return V.enclosure(c.enclosure)
+
+
+def _coord_evidence(p: Profile | None, k: str) -> str:
+    return "exact" if "exact" in _coord_value(p, k) else "certified"
+
+
+def _is(p: Profile | None, k: str, one: bool) -> bool:
+    """x = 0 / x = 1 for a coordinate, decided exactly (Profile.fibers; π(0) = 0)."""
+    if p is None:
+        return not one
+    return p.fibers()[f"{k}={1 if one else 0}"]
+
+
+def _inertia(s: Subject):
+    return s.memo("inertia", lambda: inertia_ldlt(sym_part(s.inp.L)))
+
+
+@predicate("profileD_eq_zero")
+def _pd0(s: Subject) -> bool:
+    """d(L) = 0 (Lean binder ``h`` of profileD_eq_zero_decomp_commute)."""
+    return _is(_prof(s), "d", False)
+
+
+@predicate("profileC_eq_zero")
+def _pc0(s: Subject) -> bool:
+    """c(L) = 0 (Lean binder ``h`` of profileC_eq_zero_decomp_commute)."""
+    return _is(_prof(s), "c", False)
+
+
+# Definition 6 ------------------------------------------------------------------
+
+
+@declaration_check("sortDesc", PROFILE_KINDS)
+def _sortDesc(s: Subject) -> DeclResult:
+    """sortDesc of the eigenvalue vector of S: antitone, and a rearrangement (same multiset)."""
+    from ..exact.algebraic import eigenvalues_symmetric
+
+    ev = eigenvalues_symmetric(sym_part(s.inp.L))
+    flat = [x for x, m in ev for _ in range(m)]
+    _prof(s)
+    ok = all(flat[i].cmp(flat[i + 1]) >= 0 for i in range(len(flat) - 1)) and len(flat) == s.inp.N
+    return DeclResult(ok, value=V.listv([V.real(x) for x in flat]))
+
+
+def _list(s: Subject, which: str) -> DeclResult:
+    p = _prof(s)
+    N = s.inp.N
+    from ..exact.algebraic import RealAlgebraic
+
+    xs = [RealAlgebraic.from_rational(0)] * N if p is None else getattr(p, which)
+    ok = len(xs) == N and all(x.sign() >= 0 for x in xs) and all(xs[i].cmp(xs[i + 1]) >= 0 for i in range(N - 1))
+    if p is not None:  # the nonzero entries are the positive (negative) eigenvalues: count them by LDLᵀ
+        inn = _inertia(s)
+        ok = ok and sum(1 for x in xs if x.sign() > 0) == (inn.n_pos if which == "alpha" else inn.n_neg)
+    return DeclResult(ok, value=V.listv([V.real(x) for x in xs]))
+
+
+@declaration_check("alphaList", PROFILE_KINDS)
+def _alpha(s: Subject) -> DeclResult:
+    """α: nonnegative, antitone, length N, as many positive entries as S has positive eigenvalues."""
+    return _list(s, "alpha")
+
+
+@declaration_check("betaList", PROFILE_KINDS)
+def _beta(s: Subject) -> DeclResult:
+    """β: as α, for the negative eigenvalues."""
+    return _list(s, "beta")
+
+
+def _coord_check(s: Subject, k: str) -> DeclResult:
+    """A coordinate by its definition, compared with a second evaluation: the exact
+    value (rational, or the resolvent's algebraic number) must lie in the enclosure
+    computed term by term from the eigenvalue enclosures."""
+    p = _prof(s)
+    if p is None:
+        return DeclResult(True, value=V.exact(0))
+    c = getattr(p, k)
+    ok = True
+    if c.value is not None:
+        ok = c.value.to_arb(120).overlaps(c.enclosure) and (c.value.sign() == 0) == c.is_zero
+    return DeclResult(ok, _coord_evidence(p, k), _coord_value(p, k))
+
+
+for _k in "ABCD":
+    declaration_check(f"profile{_k}", PROFILE_KINDS)(lambda s, k=_k.lower(): _coord_check(s, k))
+
+
+@declaration_check("profile", PROFILE_KINDS)
+def _profile(s: Subject) -> DeclResult:
+    """π(L) = (profileA L, profileB L, profileC L, profileD L)."""
+    p = _prof(s)
+    vals = [_coord_value(p, k) for k in "abcd"]
+    ev = "exact" if all("exact" in v for v in vals) else "certified"
+    return DeclResult(True, ev, V.listv(vals))
+
+
+# Theorem 4 ---------------------------------------------------------------------
+
+
+for _k in "abcd":
+    def _nonneg(s: Subject, k=_k) -> DeclResult:
+        p = _prof(s)
+        if p is None:
+            return DeclResult(True)
+        c = getattr(p, k)
+        return DeclResult(c.is_zero or (c.exact >= 0 if c.exact is not None else c.enclosure > 0))
+
+    declaration_check(f"profile{_k.upper()}_nonneg", PROFILE_KINDS)(_nonneg)
+
+
+@declaration_check("profile_sum_eq_one", PROFILE_KINDS)
+def _sum(s: Subject) -> DeclResult:
+    """a + b + c + d = 1: exactly when all four are rational; otherwise the sum of the
+    enclosures must contain 1 and Σα² + Σβ² must equal ‖S‖² (2αβ + (α−β)² = α² + β²)."""
+    p = _prof(s)
+    if p is None:
+        return DeclResult(False, reason="L = 0: with x/0 = 0 the profile is (0, 0, 0, 0)")
+    ex = [c.exact for c in p.coords()]
+    if all(x is not None for x in ex):
+        return DeclResult(sum(ex, fmpq(0)) == 1)
+    enc = p.a.enclosure + p.b.enclosure + p.c.enclosure + p.d.enclosure
+    return DeclResult(bool(enc.contains(arb(1))) and p.frob_S + p.frob_T == p.frob_L)
+
+
+def _thm(name: str, fn):
+    declaration_check(name, PROFILE_KINDS)(lambda s: DeclResult(fn(s, _prof(s))))
+
+
+_sym = lambda s: is_symmetric(s.inp.L)  # noqa: E731
+_thm("profileA_eq_zero_iff", lambda s, p: _is(p, "a", False) == _sym(s))
+_thm("profileA_eq_one_iff", lambda s, p: _is(p, "a", True) == is_antisymmetric(s.inp.L))
+_thm("profileB_eq_zero_iff", lambda s, p: _is(p, "b", False) == (_inertia(s).n_neg == 0 or _inertia(s).n_pos == 0))
+_thm("profileB_eq_one_iff", lambda s, p: _is(p, "b", True) == (_sym(s) and all(o == 0 for o in p.order)))
+_thm("profileD_eq_zero_iff_forall", lambda s, p: _is(p, "d", False) == all(o >= 0 for o in p.order))
+_thm("profileC_eq_zero_iff_forall", lambda s, p: _is(p, "c", False) == all(o <= 0 for o in p.order))
+_thm("profileD_eq_one_iff", lambda s, p: _is(p, "d", True) == (_sym(s) and _inertia(s).n_pos == 0))
+_thm("profileC_eq_one_iff", lambda s, p: _is(p, "c", True) == (_sym(s) and _inertia(s).n_neg == 0))
+
+
+def _fiber(s: Subject, face: str, commute: bool) -> DeclResult:
+    """The decomposition faces.  On a ``matrix_fiber`` input the given H, P are checked
+    (S = H ± P, symmetric spectrum of H, P ⪰ 0 by LDLᵀ) and the conclusion is that the
+    face coordinate is 0; on a ``matrix`` input with the face coordinate 0, H and P are
+    built (rational eigenvalues only) and carried as the ``fiber`` witness."""
+    p = _prof(s)
+    L, S = s.inp.L, sym_part(s.inp.L)
+    if s.kind == "matrix_fiber":
+        if s.inp.face != face:
+            raise NotApplicable("the given decomposition is for the other face")
+        H, P = s.inp.H, s.inp.P
+    else:
+        if not _is(p, face, False):
+            raise NotApplicable(f"{face} ≠ 0 and no candidate decomposition is given")
+        if not all(f.degree() == 1 for f in spectral_data(S).factors):
+            raise NotApplicable("S has irrational eigenvalues: H and P are not rational, no exact witness")
+        ev, w, checks = face_decomposition(L, p, face)
+        H, P = fmpq_mat(w["H"]), fmpq_mat(w["P"])
+        s.witness({"kind": "fiber", "of": face, "H": w["H"], "P": w["P"]})
+    sign = 1 if face == "d" else -1
+    cp = H.charpoly().coeffs()
+    neg = [c if k % 2 == 0 else -c for k, c in enumerate(cp)]
+    props = (S == H + P * sign and is_symmetric(H) and is_symmetric(P)
+             and (neg == list(cp) or neg == [-c for c in cp]) and inertia_ldlt(P).n_neg == 0)
+    if not props:
+        raise NotApplicable(f"the given H, P do not satisfy S = H {'+' if sign > 0 else '−'} P with the "
+                            "required properties")
+    if s.kind == "matrix_fiber" and not commute:
+        return DeclResult(_is(p, face, False))
+    if commute:
+        other = "c" if face == "d" else "d"
+        target = getattr(p, other)
+        comm = S * H == H * S and S * P == P * S and H * P == P * H
+        return DeclResult(comm and target.exact is not None and frob_sq(P) == target.exact * frob_sq(L))
+    return DeclResult(True)
+
+
+declaration_check("profileD_eq_zero_iff_decomp", PROFILE_KINDS)(lambda s: _fiber(s, "d", False))
+declaration_check("profileC_eq_zero_iff_decomp", PROFILE_KINDS)(lambda s: _fiber(s, "c", False))
+declaration_check("profileD_eq_zero_decomp_commute", ("matrix",))(lambda s: _fiber(s, "d", True))
+declaration_check("profileC_eq_zero_decomp_commute", ("matrix",))(lambda s: _fiber(s, "c", True))

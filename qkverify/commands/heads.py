@@ -35,6 +35,13 @@ def add_arguments(p) -> None:
                    help="relative width of the b, c, d enclosures is at most 10^-digits (default 9)")
     p.add_argument("--n-heads", type=int, default=None, help="head count for safetensors without config.json")
     p.add_argument("--n-kv-heads", type=int, default=None, help="KV head count (grouped-query) without config.json")
+    p.add_argument("--pre-norm-qk", action="store_true",
+                   help="accept a model that normalises q and k after the projections (q_norm/k_norm: Qwen3, "
+                        "OLMo2, Gemma 3), whose score is not a fixed bilinear form, and analyse the "
+                        "pre-normalisation W_Kᵀ W_Q (every output labels it score = pre_norm_qk); refused without")
+    p.add_argument("--biaffine-vectors", action="store_true",
+                   help="with query/key biases, write the exact linear terms W_Kᵀ b_Q and W_Qᵀ b_K in full into "
+                        "heads.json (default: their exact squared norms and SHA-256)")
     p.add_argument("--exact-signature", choices=("all", "first", "none"), default="first",
                    help="exact charpoly(½JG)+Descartes signature on all heads, the first head only (default), or none "
                         "; other heads: exact rank witness + certified enclosures of the 2n nonzero eigenvalues")
@@ -102,7 +109,7 @@ def run(args) -> int:
     if args.out:
         probe_output_dir(args.out)
     check_readable(args.model)
-    model = load_model(args.model, args.n_heads, args.n_kv_heads)
+    model = load_model(args.model, args.n_heads, args.n_kv_heads, pre_norm_qk=args.pre_norm_qk)
     if layers is not None:
         bad = [l for l in layers if l >= model.n_layers]
         if bad:
@@ -131,6 +138,8 @@ def run(args) -> int:
     if not args.quiet:
         for line in summary_lines(rows):
             print(line)
+    for line in _model_notes(meta):
+        print(line)
     dis = [r for r in rows if r.get("float64_disagrees")]
     holds = sum(1 for r, _ in results if r["verdict"] == "holds")
     print(f"{model.name}: {len(rows)} heads; Theorem 3 signature (n, n, N−2n) certified on {holds}; "
@@ -141,14 +150,39 @@ def run(args) -> int:
     return 1 if bad else 0
 
 
+def _model_notes(meta: dict) -> list[str]:
+    """What the analysed matrix is, when it is not the model's whole score."""
+    out = []
+    score = str(meta.get("score") or "")
+    if "pre_norm_qk" in score:
+        out.append(f"note: {meta.get('qk_norm')}: the score is not a fixed bilinear form; every head above is the "
+                   "PRE-NORMALISATION W_Kᵀ W_Q (score = pre_norm_qk in heads.csv/heads.json)")
+    if "biaffine" in score:
+        out.append("note: query/key biases present: the score is biaffine (Lemma 1) and the analysis is of its "
+                   "bilinear part W_Kᵀ W_Q; the linear terms and constant are per head in heads.json (biaffine)")
+    return out
+
+
+def _record_worker(args):  # top-level for pickling
+    """Certify one head and add the loader's per-head columns (score,
+    positional, layout, biaffine components) to its row."""
+    from ..heads.certify import _worker
+
+    rec, opt, vectors = args
+    res = _worker((rec, opt))
+    res["row"].update(rec.table_fields(vectors))
+    return res
+
+
 def certify_model(model, layers, args) -> tuple[list[dict], list[tuple[dict, dict]]]:
     """Run the per-head certification (optionally in a process pool) with a
     progress bar; returns (rows sorted by layer/head, [(result, source)])."""
     from tqdm import tqdm
 
-    from ..heads.certify import HeadOptions, _worker
+    from ..heads.certify import HeadOptions
 
     total = model.n_selected(layers)
+    vectors = bool(getattr(args, "biaffine_vectors", False))
 
     def opts(first: bool) -> HeadOptions:
         return HeadOptions(
@@ -164,7 +198,7 @@ def certify_model(model, layers, args) -> tuple[list[dict], list[tuple[dict, dic
     try:
         if args.jobs == 1:
             for rec in model.heads(layers):
-                res = _worker((rec, opts(first)))
+                res = _record_worker((rec, opts(first), vectors))
                 first = False
                 results.append((res, rec.source))
                 bar.update(1)
@@ -180,7 +214,7 @@ def certify_model(model, layers, args) -> tuple[list[dict], list[tuple[dict, dic
                 for l in sel:
                     futs = {}
                     for rec in model.heads([l]):
-                        futs[ex.submit(_worker, (rec, opts(first)))] = rec.source
+                        futs[ex.submit(_record_worker, (rec, opts(first), vectors))] = rec.source
                         first = False
                     for f in as_completed(futs):
                         results.append((f.result(), futs[f]))

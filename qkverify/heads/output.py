@@ -28,9 +28,11 @@ COLUMNS = [
     "float64_n_pos", "float64_n_neg", "float64_n_zero", "float64_a", "float64_b", "float64_c", "float64_d",
     "float64_pairing", "float64_rho", "float64_min_abs_eig_rel", "float64_max_profile_dev",
     "float64_disagrees", "float64_flags", "notes",
+    # from the loader (qkverify.models HeadRecord.table_fields): what L = W_Kᵀ W_Q is for this model
+    "score", "positional", "bias_const", "bias_lin_key_norm", "bias_lin_query_norm",
 ]
 # timings are printed by the command, not stored: the table is reproducible byte for byte
-JSON_EXTRA = ["a_exact", "symmetric_energy_exact"]
+JSON_EXTRA = ["a_exact", "symmetric_energy_exact", "layout", "biaffine"]
 
 
 def _cell(v):
@@ -276,9 +278,14 @@ def certificate_for(res: dict, rec_source: dict, meta: dict) -> dict:
     weights file's SHA-256 plus tensor names and slices instead of inline
     matrices; claim Theorem 3 with the profile and pairing values."""
     from ..certificates import build
-    from ..claims.registry import Result, get
+    from ..claims.registry import Result
 
-    claim = get("heads_have_balanced_attention")
+    from types import SimpleNamespace
+
+    from ..claims import metadata
+
+    st = metadata.statement("heads_have_balanced_attention")  # format 1 until the cells witness lands
+    claim = SimpleNamespace(id=st.id, label=st.label, lean_decls=tuple(d.name for d in st.decls))
     row = res["row"]
     inp = {
         "kind": "weights",

@@ -51,6 +51,18 @@ class MatrixInput:
             out["n"] = self.n
         return out
 
+    @property
+    def kind2(self) -> str:
+        """Input kind of certificate format 2: ``matrix`` or ``matrix_bound`` (with n)."""
+        return "matrix" if self.n is None else "matrix_bound"
+
+    def to_json2(self) -> dict:
+        """The format-2 certificate input object."""
+        out = {"kind": self.kind2, "L": to_str_rows(self.L)}
+        if self.n is not None:
+            out["n"] = self.n
+        return out
+
 
 @dataclass(frozen=True)
 class HeadInput:
@@ -60,6 +72,7 @@ class HeadInput:
     W_Q: fmpq_mat
     W_K: fmpq_mat
     source: dict = field(default_factory=dict, compare=False)
+    B: fmpq_mat | None = None  # a basis of C (columns) for the Gram matrix; standard when None
 
     @property
     def n(self) -> int:
@@ -76,6 +89,15 @@ class HeadInput:
     def to_json(self) -> dict:
         return {"kind": "head", "W_Q": to_str_rows(self.W_Q), "W_K": to_str_rows(self.W_K)}
 
+    kind2 = "head"
+
+    def to_json2(self) -> dict:
+        """The format-2 certificate input object."""
+        out = self.to_json()
+        if self.B is not None:
+            out["B"] = to_str_rows(self.B)
+        return out
+
 
 @dataclass(frozen=True)
 class OrthoInput:
@@ -91,6 +113,35 @@ class OrthoInput:
 
     def to_json(self) -> dict:
         return {"kind": "orthogonal", "L": to_str_rows(self.L), "U": to_str_rows(self.U)}
+
+    kind2 = "matrix_pair"
+
+    def to_json2(self) -> dict:
+        """The format-2 certificate input object."""
+        return {"kind": "matrix_pair", "L": to_str_rows(self.L), "U": to_str_rows(self.U)}
+
+
+@dataclass(frozen=True)
+class FiberInput:
+    """L with a candidate decomposition S = H + P (face ``d``) or S = H − P (face ``c``),
+    for the ← direction of Theorem 4's decomposition faces."""
+
+    L: fmpq_mat
+    face: str
+    H: fmpq_mat
+    P: fmpq_mat
+    source: dict = field(default_factory=dict, compare=False)
+
+    kind2 = "matrix_fiber"
+
+    @property
+    def N(self) -> int:
+        return self.L.nrows()
+
+    def to_json2(self) -> dict:
+        """The format-2 certificate input object."""
+        return {"kind": "matrix_fiber", "L": to_str_rows(self.L), "face": self.face,
+                "H": to_str_rows(self.H), "P": to_str_rows(self.P)}
 
 
 def _mat(doc: Any, key: str, square: bool) -> fmpq_mat:
@@ -143,7 +194,20 @@ def input_from_document(doc: Any, kind: str | None = None, where: str = "input")
                 raise QKInputError(
                     f"{where}: W_Q is {WQ.nrows()}x{WQ.ncols()} but W_K is {WK.nrows()}x{WK.ncols()}; both must be n x N"
                 )
-            obj = HeadInput(WQ, WK)
+            B = None
+            if "B" in keys:
+                B = _mat(doc["B"], f"{where}: B", True)
+                if B.nrows() != WQ.ncols() or B.det() == 0:
+                    raise QKInputError(f"{where}: B must be an invertible N x N matrix (a basis of C)")
+            obj = HeadInput(WQ, WK, B=B)
+        elif {"L", "face", "H", "P"} <= keys:
+            L = _mat(doc["L"], f"{where}: L", True)
+            if doc["face"] not in ("c", "d"):
+                raise QKInputError(f"{where}: face must be \"c\" (S = H − P) or \"d\" (S = H + P)")
+            H, P = (_mat(doc[k], f"{where}: {k}", True) for k in ("H", "P"))
+            if not (H.nrows() == P.nrows() == L.nrows()):
+                raise QKInputError(f"{where}: H and P must have the size of L")
+            obj = FiberInput(L, doc["face"], H, P)
         elif "L" in keys and "U" in keys:
             _check_keys(doc, "orthogonal", where)
             L = _mat(doc["L"], f"{where}: L", True)
@@ -234,6 +298,8 @@ class LawInput:
     delta: fmpq = MC_DELTA
     seed: int = 0
     source: dict = field(default_factory=dict, compare=False)
+
+    kind2 = "law"
 
     def __post_init__(self) -> None:
         B._check_size("N", self.N)

@@ -60,7 +60,7 @@ import jsonschema
 from flint import arb, arb_mat, ctx as FCTX, fmpq, fmpq_mat, fmpq_poly, fmpz, fmpz_mat, fmpz_poly
 
 FORMAT = "qkverify-certificate/1"
-SCHEMA_PATH = Path(__file__).resolve().parents[1] / "schema" / "certificate.schema.json"
+SCHEMA_PATH = Path(__file__).resolve().parents[1] / "schema" / "certificate-1.schema.json"
 
 # ---------------------------------------------------------------------------
 # limits (a hostile file must not exhaust memory or time)
