@@ -119,7 +119,7 @@ def test_example_inputs_are_what_the_table_says():
     assert all(S[i][j] == S[j][i] for i in range(3) for j in range(3))
 
 
-DOCS = ["README.md", "TRUST.md", "CONTRIBUTING.md", "docs/MATH.md"]
+DOCS = ["README.md", "TRUST.md", "CONTRIBUTING.md", "docs/MATH.md", "docs/CERTIFICATES.md"]
 
 
 @pytest.mark.parametrize("name", DOCS)
