@@ -78,6 +78,21 @@ def enclosure(x: arb) -> dict:
     return enclosure_q(lo, hi)
 
 
+def root_in(poly: list[int], x: arb) -> dict:
+    """{"root": poly, lo, hi}: the root of the integer polynomial ``poly`` (ascending coefficients)
+    inside the ball x, with [lo, hi] ⊇ x rounded outward to SIG significant digits (rationals).
+
+    >>> root_in([-2, 0, 1], arb(2).sqrt())["root"]["lo"]
+    '141421356237/100000000000'
+    """
+    lo, hi = arb_to_interval(x)
+    m = max(abs(lo), abs(hi))
+    k = _digits_exponent(m) if m != 0 else 0
+    den = fmpq(10) ** k if k >= 0 else 1 / fmpq(10) ** (-k)
+    a, b = fmpq(_round(lo, k, False)) / den, fmpq(_round(hi, k, True)) / den
+    return {"root": {"poly": [str(c) for c in poly], "lo": fmpq_str(a), "hi": fmpq_str(b)}}
+
+
 def real(x: RealAlgebraic) -> dict:
     """An exact real: {"exact"} for a rational, else {"root": poly, lo, hi} (its isolating interval)."""
     if x.is_rational:
@@ -103,4 +118,4 @@ def ints(xs) -> dict:
     return {"ints": [int(x) for x in xs]}
 
 
-__all__ = ["SIG", "exact", "enclosure", "enclosure_q", "real", "matrix", "listv", "boolean", "ints", "fmpz", "math"]
+__all__ = ["SIG", "exact", "enclosure", "enclosure_q", "root_in", "real", "matrix", "listv", "boolean", "ints", "fmpz", "math"]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from flint import fmpq, fmpq_mat
 
-from ..derive import Ctx
-from ..jsonio import rat
+from ..derive import Coord, Ctx, frob, is_zero, lean_div, skew, sym
+from ..jsonio import Undecided, rat, ratmat, require
 from ..table import MT, A, NotEvaluable, dfn, predicate, thm
 from ..witnesses import fiber_fact
 from .energy import HL, MAT
@@ -85,3 +85,92 @@ thm(A + "profileD_eq_zero_decomp_commute", T4, MAT, HL + (("h", "profileD_eq_zer
 thm(A + "profileC_eq_zero_decomp_commute", T4, MAT, HL + (("h", "profileC_eq_zero"),), lambda q: _decomp(q, "c", True))
 thm(A + "profileD_eq_one_iff", T4, MAT, HL, lambda q: _one(q, "d") == (_symmetric(q) and _psd(q, -1)))
 thm(A + "profileC_eq_one_iff", T4, MAT, HL, lambda q: _one(q, "c") == (_symmetric(q) and _psd(q, 1)))
+
+
+# Lemma 4 (ProfileScale.lean) ---------------------------------------------------
+
+L4, PC = "profile_scale", "profile_conj"
+MAT1 = ("matrix",)
+
+
+def _a(X: fmpq_mat) -> fmpq:
+    """profileA X = ‖skewPart X‖²/‖X‖² (x/0 = 0)."""
+    return lean_div(frob(skew(X)), frob(X))
+
+
+def _profile_scale(q: Ctx) -> bool:
+    """a(S) = 0 and (b, c, d)(L) = (1 − a(L))·(b, c, d)(S).  Each coordinate of L is a sum X of terms
+    in α, β of S over ‖L‖²; that of S is the sum X' for α, β of symPart S over ‖S‖².  symPart S = S
+    (compared as matrices) makes X' = X, so the identity holds iff X = 0 (decided from the signs of
+    its terms) or (1 − a(L))/‖S‖² = 1/‖L‖² (exact, with a(L) from the skew part)."""
+    S, p = q.mat("S"), q.profile()
+    scale = (1 - _a(q.mat("L"))) * lean_div(fmpq(1), q.frob("S")) == lean_div(fmpq(1), q.frob("L"))
+    same = sym(S) == S
+    return _a(S) == 0 and all(p[k].zero or (same and scale) for k in "bcd")
+
+
+predicate("symPart_ne_zero", lambda q: not is_zero(q.mat("S")))
+thm(MT + "profileA_symPart", L4, MAT1, (), lambda q: _a(q.mat("S")) == 0)
+thm(MT + "one_sub_profileA", L4, MAT1, HL, lambda q: 1 - _a(q.mat("L")) == lean_div(q.frob("S"), q.frob("L")))
+thm(MT + "profile_scale", L4, MAT1, (("hS", "symPart_ne_zero"),), _profile_scale)
+
+
+# profile_conj (ProfileInvariance.lean) and exists_orthogonal_cols (RankOneLocus.lean) ------
+
+
+def _same_coord(q: Ctx, x: Coord, y: Coord) -> bool:
+    """Two coordinates compared: exactly when both are exact, else by disjoint enclosures."""
+    if x.exact is not None and y.exact is not None:
+        return x.exact == y.exact
+    if x.zero != y.zero:
+        return False
+    q.certified = True
+    if not x.ball.overlaps(y.ball):
+        return False
+    raise Undecided("the enclosures of two coordinates overlap and their exact values are out of reach")
+
+
+def _profile_conj(q: Ctx) -> bool:
+    """a, b, c, d of UᵀLU equal those of L.  a exactly; b, c, d: the α, β lists of the two symmetric
+    parts (two spectrum witnesses) compared element by element exactly, and ‖UᵀLU‖² = ‖L‖², make
+    the coordinates equal; otherwise the coordinates themselves are compared."""
+    p, r = q.profile("L"), q.profile("UtLU")
+    (a1, b1), (a2, b2) = q.alpha_beta("S"), q.alpha_beta("S_UtLU")
+    same = q.frob("L") == q.frob("UtLU") and all(q.cmp(x, y) == 0 for x, y in zip(a1 + b1, a2 + b2))
+    return p["a"].exact == r["a"].exact and all(same or _same_coord(q, p[k], r[k]) for k in "bcd")
+
+
+def eye(n: int) -> fmpq_mat:
+    return fmpq_mat(n, n, [int(i == j) for i in range(n) for j in range(n)])
+
+
+def _family(q: Ctx) -> tuple[fmpq_mat, list[int]]:
+    return q.memo("family", lambda: (ratmat(q.inp["v"]), q.inp["s"]))
+
+
+def _orthonormal(q: Ctx) -> bool:
+    """v_i · v_j = [i = j] for i, j ∈ s."""
+    v, s = _family(q)
+    V = fmpq_mat([v.tolist()[i] for i in s]) if s else None
+    return V is None or V * V.transpose() == eye(len(s))
+
+
+def _orthogonal_cols(q: Ctx) -> bool:
+    """∃ U, UᵀU = 1 with column i equal to v_i for i ∈ s: the witness U is checked; without one the
+    conclusion fails exactly when the family is not orthonormal (columns of such a U are)."""
+    v, s = _family(q)
+    if ("orthogonal", "family") not in q.witnesses:
+        if _orthonormal(q):
+            raise NotEvaluable("no extension U is given")
+        return False
+    U = ratmat(q.witness("orthogonal", "family")["U"])
+    N = v.nrows()
+    require(U.nrows() == U.ncols() == N and U.transpose() * U == eye(N), "orthogonal witness", "UᵀU ≠ 1")
+    require(all(U[k, i] == v[i, k] for i in s for k in range(N)), "orthogonal witness", "a column of U is not v_i")
+    return True
+
+
+predicate("U_orthogonal", lambda q: q.mat("U").transpose() * q.mat("U") == eye(q.mat("U").nrows()))
+predicate("orthonormal_on_s", _orthonormal)
+thm(MT + "profile_conj", PC, ("matrix_pair",), (("hU", "U_orthogonal"),), _profile_conj)
+thm(MT + "exists_orthogonal_cols", PC, ("family",), (("hv", "orthonormal_on_s"),), _orthogonal_cols)
