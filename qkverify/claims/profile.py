@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from flint import arb, fmpq, fmpq_mat
 
-from ..exact.algebraic import arb_to_interval
 from ..exact.inertia import inertia_ldlt
 from ..exact.matrix import (frob_sq, identity, is_antisymmetric, is_symmetric, rank, skew_part, sym_part,
                             to_str_rows, trace)

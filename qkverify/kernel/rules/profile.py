@@ -87,56 +87,40 @@ thm(A + "profileD_eq_one_iff", T4, MAT, HL, lambda q: _one(q, "d") == (_symmetri
 thm(A + "profileC_eq_one_iff", T4, MAT, HL, lambda q: _one(q, "c") == (_symmetric(q) and _psd(q, 1)))
 
 
-# Lemma 4 (ProfileScale.lean) ---------------------------------------------------
 
-L4, PC = "profile_scale", "profile_conj"
-MAT1 = ("matrix",)
+# Lemma 4 (ProfileScale.lean), profile_conj (ProfileInvariance.lean), exists_orthogonal_cols
 
 
 def _a(X: fmpq_mat) -> fmpq:
-    """profileA X = ‖skewPart X‖²/‖X‖² (x/0 = 0)."""
     return lean_div(frob(skew(X)), frob(X))
 
 
 def _profile_scale(q: Ctx) -> bool:
-    """a(S) = 0 and (b, c, d)(L) = (1 − a(L))·(b, c, d)(S).  Each coordinate of L is a sum X of terms
-    in α, β of S over ‖L‖²; that of S is the sum X' for α, β of symPart S over ‖S‖².  symPart S = S
-    (compared as matrices) makes X' = X, so the identity holds iff X = 0 (decided from the signs of
-    its terms) or (1 − a(L))/‖S‖² = 1/‖L‖² (exact, with a(L) from the skew part)."""
+    """A coordinate of L is a sum X of terms in α, β of S over ‖L‖², that of S the same sum for
+    symPart S over ‖S‖²: symPart S = S (as matrices) makes them equal, so the identity holds iff X = 0
+    (exactly, from the signs of its terms) or (1 − a(L))/‖S‖² = 1/‖L‖² (a(L) from the skew part)."""
     S, p = q.mat("S"), q.profile()
-    scale = (1 - _a(q.mat("L"))) * lean_div(fmpq(1), q.frob("S")) == lean_div(fmpq(1), q.frob("L"))
-    same = sym(S) == S
-    return _a(S) == 0 and all(p[k].zero or (same and scale) for k in "bcd")
-
-
-predicate("symPart_ne_zero", lambda q: not is_zero(q.mat("S")))
-thm(MT + "profileA_symPart", L4, MAT1, (), lambda q: _a(q.mat("S")) == 0)
-thm(MT + "one_sub_profileA", L4, MAT1, HL, lambda q: 1 - _a(q.mat("L")) == lean_div(q.frob("S"), q.frob("L")))
-thm(MT + "profile_scale", L4, MAT1, (("hS", "symPart_ne_zero"),), _profile_scale)
-
-
-# profile_conj (ProfileInvariance.lean) and exists_orthogonal_cols (RankOneLocus.lean) ------
+    ok = sym(S) == S and (1 - _a(q.mat("L"))) * lean_div(fmpq(1), q.frob("S")) == lean_div(fmpq(1), q.frob("L"))
+    return _a(S) == 0 and all(p[k].zero or ok for k in "bcd")
 
 
 def _same_coord(q: Ctx, x: Coord, y: Coord) -> bool:
-    """Two coordinates compared: exactly when both are exact, else by disjoint enclosures."""
     if x.exact is not None and y.exact is not None:
         return x.exact == y.exact
     if x.zero != y.zero:
         return False
     q.certified = True
-    if not x.ball.overlaps(y.ball):
-        return False
-    raise Undecided("the enclosures of two coordinates overlap and their exact values are out of reach")
+    if x.ball.overlaps(y.ball):
+        raise Undecided("two coordinates' enclosures overlap and their exact values are out of reach")
+    return False
 
 
 def _profile_conj(q: Ctx) -> bool:
-    """a, b, c, d of UᵀLU equal those of L.  a exactly; b, c, d: the α, β lists of the two symmetric
-    parts (two spectrum witnesses) compared element by element exactly, and ‖UᵀLU‖² = ‖L‖², make
-    the coordinates equal; otherwise the coordinates themselves are compared."""
+    """a exactly; b, c, d equal when the α, β lists of the two symmetric parts agree entry by entry
+    (two spectrum witnesses, compared exactly) and the norms agree, else compared as values."""
     p, r = q.profile("L"), q.profile("UtLU")
-    (a1, b1), (a2, b2) = q.alpha_beta("S"), q.alpha_beta("S_UtLU")
-    same = q.frob("L") == q.frob("UtLU") and all(q.cmp(x, y) == 0 for x, y in zip(a1 + b1, a2 + b2))
+    same = q.frob("L") == q.frob("UtLU") and all(
+        q.cmp(x, y) == 0 for x, y in zip(sum(q.alpha_beta("S"), []), sum(q.alpha_beta("S_UtLU"), [])))
     return p["a"].exact == r["a"].exact and all(same or _same_coord(q, p[k], r[k]) for k in "bcd")
 
 
@@ -144,33 +128,32 @@ def eye(n: int) -> fmpq_mat:
     return fmpq_mat(n, n, [int(i == j) for i in range(n) for j in range(n)])
 
 
-def _family(q: Ctx) -> tuple[fmpq_mat, list[int]]:
-    return q.memo("family", lambda: (ratmat(q.inp["v"]), q.inp["s"]))
-
-
 def _orthonormal(q: Ctx) -> bool:
-    """v_i · v_j = [i = j] for i, j ∈ s."""
-    v, s = _family(q)
-    V = fmpq_mat([v.tolist()[i] for i in s]) if s else None
-    return V is None or V * V.transpose() == eye(len(s))
+    v, s = ratmat(q.inp["v"]), q.inp["s"]
+    W = fmpq_mat([v.tolist()[i] for i in s]) if s else eye(0)
+    return not s or W * W.transpose() == eye(len(s))
 
 
 def _orthogonal_cols(q: Ctx) -> bool:
-    """∃ U, UᵀU = 1 with column i equal to v_i for i ∈ s: the witness U is checked; without one the
-    conclusion fails exactly when the family is not orthonormal (columns of such a U are)."""
-    v, s = _family(q)
+    """The witness U (UᵀU = 1, column i = v_i) is checked; without one the conclusion fails exactly
+    when the family is not orthonormal (the columns of such a U are)."""
+    v, s = ratmat(q.inp["v"]), q.inp["s"]
     if ("orthogonal", "family") not in q.witnesses:
         if _orthonormal(q):
             raise NotEvaluable("no extension U is given")
         return False
-    U = ratmat(q.witness("orthogonal", "family")["U"])
-    N = v.nrows()
+    U, N = ratmat(q.witness("orthogonal", "family")["U"]), v.nrows()
     require(U.nrows() == U.ncols() == N and U.transpose() * U == eye(N), "orthogonal witness", "UᵀU ≠ 1")
     require(all(U[k, i] == v[i, k] for i in s for k in range(N)), "orthogonal witness", "a column of U is not v_i")
     return True
 
 
+L4, M1 = "profile_scale", ("matrix",)
+predicate("symPart_ne_zero", lambda q: not is_zero(q.mat("S")))
 predicate("U_orthogonal", lambda q: q.mat("U").transpose() * q.mat("U") == eye(q.mat("U").nrows()))
 predicate("orthonormal_on_s", _orthonormal)
-thm(MT + "profile_conj", PC, ("matrix_pair",), (("hU", "U_orthogonal"),), _profile_conj)
-thm(MT + "exists_orthogonal_cols", PC, ("family",), (("hv", "orthonormal_on_s"),), _orthogonal_cols)
+thm(MT + "profileA_symPart", L4, M1, (), lambda q: _a(q.mat("S")) == 0)
+thm(MT + "one_sub_profileA", L4, M1, HL, lambda q: 1 - _a(q.mat("L")) == lean_div(q.frob("S"), q.frob("L")))
+thm(MT + "profile_scale", L4, M1, (("hS", "symPart_ne_zero"),), _profile_scale)
+thm(MT + "profile_conj", "profile_conj", ("matrix_pair",), (("hU", "U_orthogonal"),), _profile_conj)
+thm(MT + "exists_orthogonal_cols", "profile_conj", ("family",), (("hv", "orthonormal_on_s"),), _orthogonal_cols)
