@@ -125,17 +125,23 @@ def _balls(s: Subject, bits: int) -> tuple[arb, arb]:
         ctx.prec = old
 
 
+def _inertia(s: Subject):
+    S = sym_part(s.inp.L)
+    return s.memo("l2_inertia", lambda: inertia_both(S, "S", S.nrows() <= 48)[0])
+
+
 @predicate("lamPlus_ne_zero")
 def _lam_plus(s: Subject) -> bool:
-    """λ₊ ≠ 0: S has a positive eigenvalue (LDLᵀ inertia; Lean binder ``hplus``)."""
-    return inertia_ldlt(sym_part(s.inp.L)).n_pos > 0
+    """λ₊ ≠ 0: S has a positive eigenvalue (inertia by the characteristic polynomial and, up to
+    N = 48, LDLᵀ; Lean binder ``hplus``)."""
+    return _inertia(s).n_pos > 0
 
 
 def _lam_list(s: Subject, which: int) -> DeclResult:
     """λ₊ (λ₋) = alphaList S (betaList S) as a vector: nonnegative, antitone, length N, and as many
-    positive entries as S has positive (negative) eigenvalues by LDLᵀ."""
+    positive entries as S has positive (negative) eigenvalues (a second inertia computation)."""
     xs = _spec(s)[which]
-    inn = inertia_ldlt(sym_part(s.inp.L))
+    inn = _inertia(s)
     ok = (len(xs) == s.inp.N and all(x.sign() >= 0 for x in xs) and all(xs[i].cmp(xs[i + 1]) >= 0
                                                                         for i in range(len(xs) - 1))
           and sum(1 for x in xs if x.sign() > 0) == (inn.n_pos if which == 0 else inn.n_neg))
