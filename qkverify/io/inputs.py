@@ -10,11 +10,16 @@ like the JSON keys):
 * ``{"S": …}``                            -> MatrixInput with L = S (must be symmetric)
 * ``{"W_Q": …, "W_K": …}`` (n x N each)   -> HeadInput
 * ``{"L": …, "U": …}``                    -> OrthoInput    (U rational orthogonal)
+* ``{"L": …, "face": "c"|"d", "H": …, "P": …}`` -> FiberInput (a candidate S = H ± P)
+* ``{"L": …, "n": k, "V": …}``            -> SubspaceInput (rows of V: a basis of a subspace)
+* ``{"v": …, "s": [i, …]}``               -> FamilyInput   (N vectors, an index set)
+* ``{"u": […], "v": […], "s": x}``        -> RankOneInput  (L = s·u vᵀ)
+* ``{"p": [a, b, c, d], "N": k}``         -> ThetaPointInput
 * ``{"model": "iid" | "qk", "N": …, …}``  -> LawInput      (claims on random matrices)
 
 Strict: a key (or ``.npz`` array) that the shape does not have is refused
 (naming it), as is a repeated JSON key.  Every shape also accepts the
-``"kind"`` key that its ``to_json`` writes, so written inputs read back.
+``"kind"`` key that its ``to_json``/``to_json2`` writes, so written inputs read back.
 """
 
 from __future__ import annotations
@@ -144,6 +149,144 @@ class FiberInput:
                 "H": to_str_rows(self.H), "P": to_str_rows(self.P)}
 
 
+@dataclass(frozen=True)
+class SubspaceInput:
+    """L (N x N), a bound n ≥ 0 and a subspace V of ℝ^N given by a basis (the rows of V,
+    linearly independent): the input of Lemma 3's ``finrank_le_of_posDefOn``."""
+
+    L: fmpq_mat
+    n: int
+    V: fmpq_mat
+    source: dict = field(default_factory=dict, compare=False)
+
+    kind2 = "matrix_subspace"
+
+    @property
+    def N(self) -> int:
+        return self.L.nrows()
+
+    def to_json2(self) -> dict:
+        """The format-2 certificate input object."""
+        return {"kind": "matrix_subspace", "L": to_str_rows(self.L), "n": self.n, "V": to_str_rows(self.V)}
+
+
+@dataclass(frozen=True)
+class FamilyInput:
+    """A family of N vectors of length N (row i of ``v`` is v_i) and a set ``s`` of indices:
+    the input of ``exists_orthogonal_cols`` (only v_i with i ∈ s matter)."""
+
+    v: fmpq_mat
+    s: tuple[int, ...]
+    source: dict = field(default_factory=dict, compare=False)
+
+    kind2 = "family"
+
+    @property
+    def N(self) -> int:
+        return self.v.nrows()
+
+    def to_json2(self) -> dict:
+        """The format-2 certificate input object."""
+        return {"kind": "family", "v": to_str_rows(self.v), "s": list(self.s)}
+
+
+@dataclass(frozen=True)
+class RankOneInput:
+    """Vectors u, v of length N and a scalar s (the arguments of ``profile_smul_vecMulVec``);
+    L = s·u vᵀ."""
+
+    u: tuple[fmpq, ...]
+    v: tuple[fmpq, ...]
+    s: fmpq
+    source: dict = field(default_factory=dict, compare=False)
+
+    kind2 = "rank_one"
+
+    @property
+    def N(self) -> int:
+        return len(self.u)
+
+    @property
+    def L(self) -> fmpq_mat:
+        return fmpq_mat([[self.s * a * b for b in self.v] for a in self.u])
+
+    def to_json2(self) -> dict:
+        """The format-2 certificate input object."""
+        return {"kind": "rank_one", "u": [fmpq_str(x) for x in self.u], "v": [fmpq_str(x) for x in self.v],
+                "s": fmpq_str(self.s)}
+
+
+@dataclass(frozen=True)
+class ThetaPointInput:
+    """A point p = (a, b, c, d) with rational coordinates and a size N ≥ 1: the input of the ⊇
+    direction of ``profiles_rank_one_eq_Theta`` (is p the profile of a rank-one N x N matrix?)."""
+
+    p: tuple[fmpq, fmpq, fmpq, fmpq]
+    N: int
+    source: dict = field(default_factory=dict, compare=False)
+
+    kind2 = "theta_point"
+
+    def to_json2(self) -> dict:
+        """The format-2 certificate input object."""
+        return {"kind": "theta_point", "p": [fmpq_str(x) for x in self.p], "N": self.N}
+
+
+def _vector(x: Any, where: str) -> tuple[fmpq, ...]:
+    if isinstance(x, np.ndarray):
+        x = x.tolist()
+    if not isinstance(x, list) or not x or any(isinstance(e, list) for e in x):
+        raise QKInputError(f"{where}: expected a non-empty flat list of numbers")
+    return tuple(rows_to_fmpq_mat([x], where).tolist()[0])
+
+
+def _size(x: Any, where: str, least: int) -> int:
+    try:
+        k = int(str(x))
+    except ValueError:
+        raise QKInputError(f"{where} must be an integer ≥ {least}, got {x!r}") from None
+    if k < least or k > 4096:
+        raise QKInputError(f"{where} must be an integer from {least} to 4096, got {k}")
+    return k
+
+
+def _special_input(doc: dict, where: str):
+    """The inputs of Lemma 3's subspace form, exists_orthogonal_cols, profile_smul_vecMulVec and
+    the ⊇ direction of profiles_rank_one_eq_Theta (None when ``doc`` is none of them)."""
+    keys = set(doc)
+    if {"L", "n", "V"} <= keys:
+        _check_keys(doc, "subspace", where)
+        L = _mat(doc["L"], f"{where}: L", True)
+        V = _mat(doc["V"], f"{where}: V", False)
+        if V.ncols() != L.nrows():
+            raise QKInputError(f"{where}: V must have N = {L.nrows()} columns (its rows are a basis of the subspace)")
+        if V.rank() != V.nrows():
+            raise QKInputError(f"{where}: the rows of V must be linearly independent (a basis of the subspace)")
+        return SubspaceInput(L, _size(doc["n"], f"{where}: n", 0), V)
+    if {"u", "v", "s"} <= keys:
+        _check_keys(doc, "rank_one", where)
+        u, v = _vector(doc["u"], f"{where}: u"), _vector(doc["v"], f"{where}: v")
+        if len(u) != len(v):
+            raise QKInputError(f"{where}: u and v must have the same length")
+        return RankOneInput(u, v, rows_to_fmpq_mat([[doc["s"]]], f"{where}: s")[0, 0])
+    if {"v", "s"} <= keys:
+        _check_keys(doc, "family", where)
+        v = _mat(doc["v"], f"{where}: v", True)
+        if not isinstance(doc["s"], list):
+            raise QKInputError(f"{where}: s must be a list of indices")
+        s = tuple(_size(i, f"{where}: s", 0) for i in doc["s"])
+        if len(set(s)) != len(s) or any(i >= v.nrows() for i in s):
+            raise QKInputError(f"{where}: s must list distinct indices below N = {v.nrows()}")
+        return FamilyInput(v, tuple(sorted(s)))
+    if {"p", "N"} <= keys:
+        _check_keys(doc, "theta_point", where)
+        p = _vector(doc["p"], f"{where}: p")
+        if len(p) != 4:
+            raise QKInputError(f"{where}: p must have four coordinates (a, b, c, d)")
+        return ThetaPointInput(p, _size(doc["N"], f"{where}: N", 1))
+    return None
+
+
 def _mat(doc: Any, key: str, square: bool) -> fmpq_mat:
     return rows_to_fmpq_mat(doc, key, square=square)
 
@@ -151,10 +294,15 @@ def _mat(doc: Any, key: str, square: bool) -> fmpq_mat:
 #: the keys each document shape may have (``kind`` is what ``to_json`` writes
 #: and must name that shape); anything else is refused, naming the key
 SHAPES = {
-    "head": ({"W_Q", "W_K"}, {"kind"}, ("head",)),
-    "orthogonal": ({"L", "U"}, {"kind"}, ("orthogonal",)),
-    "matrix": ({"L"}, {"kind", "n"}, ("matrix",)),
+    "head": ({"W_Q", "W_K"}, {"kind", "B"}, ("head",)),
+    "orthogonal": ({"L", "U"}, {"kind"}, ("orthogonal", "matrix_pair")),
+    "matrix": ({"L"}, {"kind", "n"}, ("matrix", "matrix_bound")),
     "symmetric": ({"S"}, {"kind"}, ("matrix", "symmetric")),
+    "fiber": ({"L", "face", "H", "P"}, {"kind"}, ("matrix_fiber",)),
+    "subspace": ({"L", "n", "V"}, {"kind"}, ("matrix_subspace",)),
+    "rank_one": ({"u", "v", "s"}, {"kind"}, ("rank_one",)),
+    "family": ({"v", "s"}, {"kind"}, ("family",)),
+    "theta_point": ({"p", "N"}, {"kind"}, ("theta_point",)),
 }
 
 
@@ -184,7 +332,10 @@ def input_from_document(doc: Any, kind: str | None = None, where: str = "input")
         obj: Any = MatrixInput(_mat(doc, f"{where}: L", True))
     elif isinstance(doc, dict):
         keys = set(doc)
-        if {"W_Q", "W_K"} & keys:
+        special = _special_input(doc, where)
+        if special is not None:
+            obj = special
+        elif {"W_Q", "W_K"} & keys:
             _check_keys(doc, "head", where)
             if not {"W_Q", "W_K"} <= keys:
                 raise QKInputError(f"{where}: a head needs both W_Q and W_K; found only {sorted(keys & {'W_Q', 'W_K'})[0]}")
@@ -201,6 +352,7 @@ def input_from_document(doc: Any, kind: str | None = None, where: str = "input")
                     raise QKInputError(f"{where}: B must be an invertible N x N matrix (a basis of C)")
             obj = HeadInput(WQ, WK, B=B)
         elif {"L", "face", "H", "P"} <= keys:
+            _check_keys(doc, "fiber", where)
             L = _mat(doc["L"], f"{where}: L", True)
             if doc["face"] not in ("c", "d"):
                 raise QKInputError(f"{where}: face must be \"c\" (S = H − P) or \"d\" (S = H + P)")
@@ -220,8 +372,8 @@ def input_from_document(doc: Any, kind: str | None = None, where: str = "input")
             n = doc.get("n")
             if n is not None:
                 n = parse_integer(n, f"{where}: n")
-                if n < 1:
-                    raise QKInputError(f"{where}: n must be a positive integer, got {n}")
+                if n < 0:
+                    raise QKInputError(f"{where}: n must be a nonnegative integer, got {n}")
             obj = MatrixInput(_mat(doc["L"], f"{where}: L", True), n)
         elif "S" in keys:
             _check_keys(doc, "symmetric", where)
