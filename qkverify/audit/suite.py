@@ -13,7 +13,7 @@ import random
 
 from flint import fmpq, fmpq_mat
 
-from ..io.inputs import FiberInput, HeadInput, LawInput, MatrixInput, OrthoInput
+from ..io.inputs import FiberInput, HeadInput, LawInput, LobesInput, MatrixInput, OrthoInput, RhoInput, VectorInput
 from ..exact.matrix import cayley_orthogonal, random_antisymmetric
 
 
@@ -113,6 +113,46 @@ def _heads_in_basis() -> dict[str, HeadInput]:
     return {"head_nondegenerate_N5_n2_basis": HeadInput(h.W_Q, h.W_K, B=B)}
 
 
+def with_spectrum(values: list, seed: int) -> fmpq_mat:
+    """A rational symmetric matrix Q·diag(values)·Qᵀ with a rational orthogonal (Cayley) Q."""
+    rng = random.Random(seed)
+    k = len(values)
+    Q = cayley_orthogonal(random_antisymmetric(rng, k))
+    D = fmpq_mat(k, k, [fmpq(values[i]) if i == j else 0 for i in range(k) for j in range(k)])
+    return Q * D * Q.transpose()
+
+
+def _q(v) -> fmpq:
+    return fmpq(*map(int, v.split("/"))) if isinstance(v, str) else fmpq(v)
+
+
+def _moments() -> dict[str, object]:
+    """Appendices B and C and Theorem 5: vectors (normalised spectra, Λ_m points, a point outside
+    Λ_m, an odd length), ratios ρ, a head with ‖S‖² a square, and sampled lobes."""
+    v = lambda x, norm=False, y=None, c=None, S=None: VectorInput(  # noqa: E731
+        tuple(_q(t) for t in x), norm, None if y is None else tuple(_q(t) for t in y),
+        None if c is None else _q(c), S)
+    out: dict[str, object] = {
+        # λ = (−3, −1, 2, 2)/√18 with a matrix of spectrum μ: 𝓘 = −1/9, C = 4/9, 𝒫 = 2/3
+        "spectrum_m3_m1_2_2": v([-3, -1, 2, 2], True, [1, 2, 0, -1], "3/2", with_spectrum([-3, -1, 2, 2], 11)),
+        "lambda_3_4_5": v(["-3/5", "4/5"], S=with_spectrum(["-3/5", "4/5"], 12)),
+        "lambda_mirror_half": v(["-1/2", "-1/2", "1/2", "1/2"], y=["1/3", 0, 1, "-1/2"], c=-2),   # ιλ = λ: 𝒫 = 1
+        "vector_unsorted": v([2, -1, 1, -2], True),                                               # not in Λ_2
+        "vector_odd_length": v([1, -2, 3], y=[0, 1, 1], c="1/2"),
+        # x = (3, 1), y = (2, 2) in a 5 × 5 S; a = x, b = y, ρ = 1/2 for accumulation_estimates
+        "lobes_3_1_vs_2_2": v([3, 1], y=[2, 2], c="1/2", S=with_spectrum([3, 1, -2, -2, 0], 13)),
+        "head_square_norm_n1_N3": HeadInput(_m([[-3, -3, 0]]), _m([[-3, 1, -2]])),   # ‖S‖² = 144
+    }
+    for r in ("0", "1/2", "3/4", "1", "2"):
+        out[f"rho_{r.replace('/', '_')}"] = RhoInput(_q(r))
+    from ..math.accumulation import parse_positive_law
+
+    for fam, (u, vv), seed in (("exponential", (1, 2), 1), ("gamma", (1, 1), 2), ("uniform", (2, 1), 3),
+                               ("pareto", (1, 2), 4)):
+        out[f"lobes_{fam}"] = LobesInput(parse_positive_law(fam), fmpq(u), fmpq(vv), seed, (16, 64, 256, 1024))
+    return out
+
+
 def cases2() -> list[tuple[str, object]]:
     """Suite inputs for the per-declaration checks (certificate format 2): each matrix as a
     plain ``matrix`` input and, with its n, as a ``matrix_bound`` one; heads (one in a second
@@ -127,6 +167,7 @@ def cases2() -> list[tuple[str, object]]:
     out.extend(_ortho().items())
     out.extend(_fibers().items())
     out.extend(_laws().items())
+    out.extend(_moments().items())
     return out
 
 
