@@ -299,12 +299,31 @@ for _p in ("X_measurable", "Xprime_measurable", "samples_independent", "X_law_ga
     predicate(_p)(_by_construction)
 
 
+@functools.lru_cache(maxsize=4)
+def _lobes(inp) -> list:
+    return Acc.lobes(inp.law, inp.u, inp.v, inp.seed, list(inp.sizes))
+
+
+@functools.lru_cache(maxsize=8)
 def sample_points(inp, what: str) -> tuple[list, object]:
-    """The sampled values at each size of a lobes input and their log-log slope (balls)."""
-    ls = Acc.lobes(inp.law, inp.u, inp.v, inp.seed, list(inp.sizes))
+    """The sampled values at each size of a lobes input (``delta``: δ_n of Lemma 6; ``distance``:
+    ‖π(S_n) − limitProfile ρ‖ of Theorem 5) and their log-log slope, as balls (cached: the study
+    table and the two statements share one sample)."""
     f = Acc.delta if what == "delta" else Acc.distance
-    pts = [f(x, inp.rho) for x in ls]
+    pts = [f(x, inp.rho) for x in _lobes(inp)]
     return pts, Acc.loglog_slope(list(inp.sizes), pts)
+
+
+def study_sizes(max_n: int) -> list[int]:
+    """Sample sizes 10, 30, 100, 300, … (two per decade) up to ``max_n``, which is always included."""
+    out, k = [], 0
+    while True:
+        n = (1, 3)[k % 2] * 10 ** (1 + k // 2)
+        if n >= max_n:
+            break
+        out.append(n)
+        k += 1
+    return out + [max_n]
 
 
 def _trend(s: Subject, what: str) -> DeclResult:

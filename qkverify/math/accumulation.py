@@ -121,7 +121,7 @@ def parse_positive_law(doc: Any, where: str = "law") -> PositiveLaw:
         raise QKInputError(f"{where}: a law is {{\"family\": one of {', '.join(FAMILIES)}, …}}")
     fam = doc["family"]
     need = {"exponential": {"rate": 1}, "gamma": {"shape": 2, "scale": 1}, "uniform": {"lo": 0, "hi": 1},
-            "pareto": {"scale": 1, "shape": 3}}[fam]
+            "pareto": {"scale": 1, "shape": 4}}[fam]
     extra = set(doc) - set(need) - {"family"}
     if extra:
         raise QKInputError(f"{where}: unknown parameter(s) {sorted(extra)} of a {fam} law")

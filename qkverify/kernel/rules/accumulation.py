@@ -74,8 +74,10 @@ def _profile_of_spectrum(q: Ctx) -> bool:
 
 
 def _le_sqrt(lhs: fmpq, c: fmpq, t: fmpq) -> bool:
-    """lhs ≤ c·√t for c, t ≥ 0, exactly."""
-    return lhs <= 0 or lhs * lhs <= c * c * t
+    """lhs ≤ c·√t for t ≥ 0, exactly (by squaring, with the signs of both sides)."""
+    if c >= 0:
+        return lhs <= 0 or lhs * lhs <= c * c * t
+    return lhs <= 0 and lhs * lhs >= c * c * t
 
 
 def _estimates(q: Ctx) -> bool:
