@@ -249,13 +249,18 @@ class LobesInput:
             raise QKInputError(f"{where}: unknown field(s) {sorted(extra)} of a lobes input")
         law = parse_positive_law(doc.get("law"), f"{where}: law")
         u, v = (parse_rational(doc.get(k, 1), f"{where}: {k}") for k in ("u", "v"))
-        seed, sizes = doc.get("seed", 0), doc.get("sizes", [10, 100, 1000])
-        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
-            raise QKInputError(f"{where}: seed must be an integer in [0, 2^63)")
-        if (not isinstance(sizes, list) or not 2 <= len(sizes) <= 64
-                or any(isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 10**6 for n in sizes)
-                or sorted(set(sizes)) != sizes):
-            raise QKInputError(f"{where}: sizes must be 2 to 64 increasing integers from 1 to 10^6")
+        def whole(x, what: str, lo: int, hi: int) -> int:
+            if isinstance(x, bool) or not str(x).strip().isdigit() or not lo <= int(str(x)) < hi:
+                raise QKInputError(f"{where}: {what} must be an integer in [{lo}, {hi})")
+            return int(str(x))
+
+        seed = whole(doc.get("seed", 0), "seed", 0, 2**63)
+        sizes = doc.get("sizes", [10, 100, 1000])
+        if not isinstance(sizes, list) or not 2 <= len(sizes) <= 64:
+            raise QKInputError(f"{where}: sizes must be a list of 2 to 64 sample sizes")
+        sizes = [whole(n, "a sample size", 1, 10**6 + 1) for n in sizes]
+        if sorted(set(sizes)) != sizes:
+            raise QKInputError(f"{where}: sizes must be increasing")
         return LobesInput(law, u, v, seed, tuple(sizes))
 
 
