@@ -79,6 +79,20 @@ def test_profile_of_spectrum_by_hand():
     assert probe.verdict == "fails" and kernel(probe).status == "valid"
 
 
+def test_vector_with_k_builds_the_matrix():
+    # {"x": (3, 1), "y": (2, 2), "k": 5}: S = Q·diag(3, 1, −2, −2, 0)·Qᵀ, det(tI − S) = t(t − 3)(t − 1)(t + 2)²
+    from qkverify.io.inputs import input_from_document
+
+    v = input_from_document({"x": [3, 1], "y": [2, 2], "k": 5})
+    assert v.S.transpose() == v.S and v.S.nrows() == 5
+    from flint import fmpq_poly
+
+    t = fmpq_poly([0, 1])
+    assert v.S.charpoly() == t * (t - 3) * (t - 1) * (t + 2) ** 2
+    with pytest.raises(QKInputError, match="k needs y"):
+        input_from_document({"x": [3, 1], "k": 5})
+
+
 def test_accumulation_estimates_needs_rho_nonneg():
     # a = (1, 0), b = (0, 0), ρ = −1: δ = ‖b + a‖/‖a‖ = 1, |‖b‖²/‖a‖² − ρ²| = 1 > δ² + 2ρδ = −1
     v = VectorInput((fmpq(1), fmpq(0)), False, (fmpq(0), fmpq(0)), fmpq(-1))
@@ -121,6 +135,7 @@ def test_cli_accumulation(tmp_path):
     tab = json.loads((tmp_path / "table.json").read_text())
     assert tab["sizes"] == [10, 30, 100, 300] and len(tab["rows"]) == 8
     assert "empirical" in out and "fitted slopes" in out
+    assert "cross-check, explicit 20×20 matrix (uniform(lo=0, hi=1), ρ = 1/2): profile by Definition 6 inside" in out
     code, out, err = run_cli("verify", str(tmp_path / "certificates"))
     assert code == 0 and "4 valid" in out, out + err
     code, out, err = run_cli("accumulation", "--law", "cauchy", "--out", str(tmp_path))

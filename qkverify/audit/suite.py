@@ -114,12 +114,10 @@ def _heads_in_basis() -> dict[str, HeadInput]:
 
 
 def with_spectrum(values: list, seed: int) -> fmpq_mat:
-    """A rational symmetric matrix Q·diag(values)·Qᵀ with a rational orthogonal (Cayley) Q."""
-    rng = random.Random(seed)
-    k = len(values)
-    Q = cayley_orthogonal(random_antisymmetric(rng, k))
-    D = fmpq_mat(k, k, [fmpq(values[i]) if i == j else 0 for i in range(k) for j in range(k)])
-    return Q * D * Q.transpose()
+    """A rational symmetric matrix with the given eigenvalues (:func:`qkverify.math.accumulation.matrix_with_spectrum`)."""
+    from ..math.accumulation import matrix_with_spectrum
+
+    return matrix_with_spectrum([_q(v) for v in values], seed)
 
 
 def _q(v) -> fmpq:

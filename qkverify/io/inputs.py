@@ -172,12 +172,13 @@ class VectorInput:
     @staticmethod
     def from_document(doc: Any, where: str = "input") -> "VectorInput":
         """From a flat list (x as given) or {"x": […], "normalize": bool, "y": […], "c": q,
-        "S": rows}; QKInputError naming the problem."""
+        "S": rows} — or "k" instead of S: S = Q·diag(x, −y, 0, …)·Qᵀ of size k with a rational
+        Cayley Q; QKInputError naming the problem."""
         from ..exact.rational import parse_rational
 
         if isinstance(doc, list):
             doc = {"x": doc}
-        extra = set(doc) - {"kind", "x", "normalize", "y", "c", "S"}
+        extra = set(doc) - {"kind", "x", "normalize", "y", "c", "S", "k"}
         if extra:
             raise QKInputError(f"{where}: unknown field(s) {sorted(extra)} of a vector input")
 
@@ -198,8 +199,17 @@ class VectorInput:
         y = vec("y") if "y" in doc else None
         c = parse_rational(doc["c"], f"{where}: c") if "c" in doc else None
         S = None
+        if "S" in doc and "k" in doc:
+            raise QKInputError(f"{where}: give S or k, not both")
         if "S" in doc:
             S = _mat(doc["S"], f"{where}: S", True)
+        if "k" in doc:   # S = Q·diag(x, −y, 0, …)·Qᵀ (k × k) with a rational Cayley Q, for profile_of_spectrum
+            from ..math.accumulation import matrix_with_spectrum
+
+            k = doc["k"]
+            if y is None or norm or isinstance(k, bool) or not str(k).isdigit() or not 2 * len(x) <= int(str(k)) <= 256:
+                raise QKInputError(f"{where}: k needs y, normalize false and 2·len(x) ≤ k ≤ 256")
+            S = matrix_with_spectrum(list(x) + [-t for t in y] + [0] * (int(str(k)) - 2 * len(x)), 0)
         return VectorInput(x, norm, y, c, S)
 
 

@@ -28,7 +28,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from flint import arb, ctx, fmpq
+from flint import arb, ctx, fmpq, fmpq_mat
 
 from ..errors import QKInputError
 
@@ -231,3 +231,44 @@ def loglog_slope(ns: list[int], vals: list[arb], bits: int = SAMPLE_BITS) -> arb
         sxy = sum(((x - mx) * (y - my) for x, y in zip(xs, ys)), arb(0))
         sxx = sum((_sq(x - mx) for x in xs), arb(0))
         return sxy / sxx
+
+
+def matrix_with_spectrum(values: list, seed: int) -> fmpq_mat:
+    """A rational symmetric matrix Q·diag(values)·Qᵀ with a rational orthogonal Cayley Q
+    (Q = (I − K)(I + K)⁻¹ for a random rational antisymmetric K), exactly.
+
+    >>> S = matrix_with_spectrum([3, 1, -2], 0)
+    >>> S.transpose() == S, [int(c) for c in S.charpoly().coeffs()]
+    (True, [6, -5, -2, 1])
+    """
+    from ..exact.matrix import cayley_orthogonal, random_antisymmetric
+
+    rng = random.Random(seed)
+    k = len(values)
+    Q = cayley_orthogonal(random_antisymmetric(rng, k))
+    D = fmpq_mat(k, k, [fmpq(values[i]) if i == j else 0 for i in range(k) for j in range(k)])
+    return Q * D * Q.transpose()
+
+
+def exact_uniform_lobes(law: PositiveLaw, u: fmpq, v: fmpq, seed: int, n: int) -> tuple[list[fmpq], list[fmpq]]:
+    """For a uniform law the samples are rational: v·X_{<n}, u·X'_{<n} exactly (the lobes' entries)."""
+    a, b = law.p("lo"), law.p("hi")
+    draws = uniforms(seed, n, 1)
+    X = [a + (b - a) * fmpq(k[0], 1 << U_BITS) for k, _ in draws]
+    Xp = [a + (b - a) * fmpq(k[0], 1 << U_BITS) for _, k in draws]
+    return [v * t for t in X], [u * t for t in Xp]
+
+
+def matrix_cross_check(law: PositiveLaw, u: fmpq, v: fmpq, seed: int, n: int, bits: int = SAMPLE_BITS) -> bool:
+    """Build S_n = Q·diag(vX_{<n}, −uX'_{<n})·Qᵀ explicitly (uniform law: rational samples), take its
+    profile by Definition 6 (exact eigenvalues) and check that every coordinate lies in the ball
+    the lobe formula (profile_of_spectrum) gives for the same sample."""
+    from ..math.profile import compute_profile
+
+    xs, ys = exact_uniform_lobes(law, u, v, seed, n)
+    S = matrix_with_spectrum(xs + [-t for t in ys], seed)
+    exact = [c.exact for c in compute_profile(S, "lean").coords()]
+    with ctx.workprec(bits):
+        balls = profile_from_lobes([arb(t) for t in sorted(xs, reverse=True)],
+                                   [arb(t) for t in sorted(ys, reverse=True)], bits)
+        return None not in exact and all(bool(b.contains(arb(e))) for b, e in zip(balls, exact))
