@@ -13,8 +13,8 @@ import random
 
 from flint import fmpq, fmpq_mat
 
-from ..io.inputs import (FamilyInput, FiberInput, HeadInput, LawInput, MatrixInput, OrthoInput, RankOneInput,
-                         SubspaceInput, ThetaPointInput)
+from ..io.inputs import (FamilyInput, FiberInput, HeadInput, LawInput, LobesInput, MatrixInput, OrthoInput,
+                         RankOneInput, RhoInput, SubspaceInput, ThetaPointInput, VectorInput)
 from ..exact.matrix import cayley_orthogonal, random_antisymmetric
 
 
@@ -148,6 +148,42 @@ def _section_2_3() -> dict[str, object]:
         "theta_N1_vertex": ThetaPointInput(q(0, 0, 1, 0), 1),
         "theta_off": ThetaPointInput(q("1/4", "1/4", "1/4", "1/4"), 2),
     }
+def with_spectrum(values: list, seed: int) -> fmpq_mat:
+    """A rational symmetric matrix with the given eigenvalues (:func:`qkverify.math.accumulation.matrix_with_spectrum`)."""
+    from ..math.accumulation import matrix_with_spectrum
+
+    return matrix_with_spectrum([_q(v) for v in values], seed)
+
+
+def _q(v) -> fmpq:
+    return fmpq(*map(int, v.split("/"))) if isinstance(v, str) else fmpq(v)
+
+
+def _moments() -> dict[str, object]:
+    """Appendices B and C and Theorem 5: vectors (normalised spectra, Λ_m points, a point outside
+    Λ_m, an odd length), ratios ρ, a head with ‖S‖² a square, and sampled lobes."""
+    v = lambda x, norm=False, y=None, c=None, S=None: VectorInput(  # noqa: E731
+        tuple(_q(t) for t in x), norm, None if y is None else tuple(_q(t) for t in y),
+        None if c is None else _q(c), S)
+    out: dict[str, object] = {
+        # λ = (−3, −1, 2, 2)/√18 with a matrix of spectrum μ: 𝓘 = −1/9, C = 4/9, 𝒫 = 2/3
+        "spectrum_m3_m1_2_2": v([-3, -1, 2, 2], True, [1, 2, 0, -1], "3/2", with_spectrum([-3, -1, 2, 2], 11)),
+        "lambda_3_4_5": v(["-3/5", "4/5"], S=with_spectrum(["-3/5", "4/5"], 12)),
+        "lambda_mirror_half": v(["-1/2", "-1/2", "1/2", "1/2"], y=["1/3", 0, 1, "-1/2"], c=-2),   # ιλ = λ: 𝒫 = 1
+        "vector_unsorted": v([2, -1, 1, -2], True),                                               # not in Λ_2
+        "vector_odd_length": v([1, -2, 3], y=[0, 1, 1], c="1/2"),
+        # x = (3, 1), y = (2, 2) in a 5 × 5 S; a = x, b = y, ρ = 1/2 for accumulation_estimates
+        "lobes_3_1_vs_2_2": v([3, 1], y=[2, 2], c="1/2", S=with_spectrum([3, 1, -2, -2, 0], 13)),
+        "head_square_norm_n1_N3": HeadInput(_m([[-3, -3, 0]]), _m([[-3, 1, -2]])),   # ‖S‖² = 144
+    }
+    for r in ("0", "1/2", "3/4", "1", "2"):
+        out[f"rho_{r.replace('/', '_')}"] = RhoInput(_q(r))
+    from ..math.accumulation import parse_positive_law
+
+    for fam, (u, vv), seed in (("exponential", (1, 2), 1), ("gamma", (1, 1), 2), ("uniform", (2, 1), 3),
+                               ("pareto", (1, 2), 4)):
+        out[f"lobes_{fam}"] = LobesInput(parse_positive_law(fam), fmpq(u), fmpq(vv), seed, (16, 64, 256, 1024))
+    return out
 
 
 def cases2() -> list[tuple[str, object]]:
@@ -166,6 +202,7 @@ def cases2() -> list[tuple[str, object]]:
     out.extend(_fibers().items())
     out.extend(_section_2_3().items())
     out.extend(_laws().items())
+    out.extend(_moments().items())
     return out
 
 

@@ -287,6 +287,144 @@ def _special_input(doc: dict, where: str):
     return None
 
 
+@dataclass(frozen=True)
+class VectorInput:
+    """A real vector x for Appendices B and C (and the deterministic parts of Theorem 5).
+
+    x          -- rationals μ; the Lean vector is μ itself, or μ/‖μ‖ when ``normalize``
+                  (exact in ℚ(√s), s = ‖μ‖²: a normalised spectrum)
+    y, c       -- optional second vector (rational) and scalar, for the declarations with
+                  more arguments (ι linear and orthogonal; accumulation_estimates with
+                  a = x, b = y, ρ = c)
+    S          -- optional rational symmetric matrix; the Lean matrix is S, or S/‖μ‖ when
+                  ``normalize`` (so that a matrix with eigenvalues μ has spectrum x)
+    """
+
+    x: tuple
+    normalize: bool = False
+    y: tuple | None = None
+    c: fmpq | None = None
+    S: fmpq_mat | None = None
+    source: dict = field(default_factory=dict, compare=False)
+
+    kind2 = "vector"
+
+    def to_json2(self) -> dict:
+        """The format-2 certificate input object."""
+        out: dict[str, Any] = {"kind": "vector", "x": [fmpq_str(v) for v in self.x], "normalize": self.normalize}
+        if self.y is not None:
+            out["y"] = [fmpq_str(v) for v in self.y]
+        if self.c is not None:
+            out["c"] = fmpq_str(self.c)
+        if self.S is not None:
+            out["S"] = to_str_rows(self.S)
+        return out
+
+    @staticmethod
+    def from_document(doc: Any, where: str = "input") -> "VectorInput":
+        """From a flat list (x as given) or {"x": […], "normalize": bool, "y": […], "c": q,
+        "S": rows} — or "k" instead of S: S = Q·diag(x, −y, 0, …)·Qᵀ of size k with a rational
+        Cayley Q; QKInputError naming the problem."""
+        from ..exact.rational import parse_rational
+
+        if isinstance(doc, list):
+            doc = {"x": doc}
+        extra = set(doc) - {"kind", "x", "normalize", "y", "c", "S", "k"}
+        if extra:
+            raise QKInputError(f"{where}: unknown field(s) {sorted(extra)} of a vector input")
+
+        def vec(key: str) -> tuple:
+            v = doc[key]
+            if not isinstance(v, list) or not v or any(isinstance(t, (list, dict)) for t in v):
+                raise QKInputError(f"{where}: {key} must be a non-empty list of numbers")
+            if len(v) > 1 << 20:
+                raise QKInputError(f"{where}: {key} has more than 2^20 entries")
+            return tuple(parse_rational(t, f"{where}: {key}[{i}]") for i, t in enumerate(v))
+
+        x = vec("x")
+        norm = doc.get("normalize", False)
+        if not isinstance(norm, bool):
+            raise QKInputError(f"{where}: normalize must be true or false")
+        if norm and not any(x):
+            raise QKInputError(f"{where}: the zero vector has no normalisation")
+        y = vec("y") if "y" in doc else None
+        c = parse_rational(doc["c"], f"{where}: c") if "c" in doc else None
+        S = None
+        if "S" in doc and "k" in doc:
+            raise QKInputError(f"{where}: give S or k, not both")
+        if "S" in doc:
+            S = _mat(doc["S"], f"{where}: S", True)
+        if "k" in doc:   # S = Q·diag(x, −y, 0, …)·Qᵀ (k × k) with a rational Cayley Q, for profile_of_spectrum
+            from ..math.accumulation import matrix_with_spectrum
+
+            k = doc["k"]
+            if y is None or norm or isinstance(k, bool) or not str(k).isdigit() or not 2 * len(x) <= int(str(k)) <= 256:
+                raise QKInputError(f"{where}: k needs y, normalize false and 2·len(x) ≤ k ≤ 256")
+            S = matrix_with_spectrum(list(x) + [-t for t in y] + [0] * (int(str(k)) - 2 * len(x)), 0)
+        return VectorInput(x, norm, y, c, S)
+
+
+@dataclass(frozen=True)
+class RhoInput:
+    """A ratio ρ (Theorem 5: limitProfile ρ, b(ρ), the edges of the limit curve)."""
+
+    rho: fmpq
+    source: dict = field(default_factory=dict, compare=False)
+
+    kind2 = "rho"
+
+    def to_json2(self) -> dict:
+        return {"kind": "rho", "rho": fmpq_str(self.rho)}
+
+
+@dataclass(frozen=True)
+class LobesInput:
+    """Lemma 6 and Theorem 5 sampled: a positive law γ, scales u, v (ρ = u/v), a seed and
+    the sample sizes n (the spectra vX_{<n}, −uX'_{<n}; math.accumulation)."""
+
+    law: Any
+    u: fmpq
+    v: fmpq
+    seed: int
+    sizes: tuple
+    source: dict = field(default_factory=dict, compare=False)
+
+    kind2 = "lobes"
+
+    @property
+    def rho(self) -> fmpq:
+        return self.u / self.v
+
+    def to_json2(self) -> dict:
+        return {"kind": "lobes", "law": self.law.to_json(), "u": fmpq_str(self.u), "v": fmpq_str(self.v),
+                "seed": self.seed, "sizes": list(self.sizes)}
+
+    @staticmethod
+    def from_document(doc: Any, where: str = "input") -> "LobesInput":
+        """From {"law": …, "u": q, "v": q, "seed": int, "sizes": [ints]}; QKInputError."""
+        from ..exact.rational import parse_rational
+        from ..math.accumulation import parse_positive_law
+
+        extra = set(doc) - {"kind", "law", "u", "v", "seed", "sizes"}
+        if extra:
+            raise QKInputError(f"{where}: unknown field(s) {sorted(extra)} of a lobes input")
+        law = parse_positive_law(doc.get("law"), f"{where}: law")
+        u, v = (parse_rational(doc.get(k, 1), f"{where}: {k}") for k in ("u", "v"))
+        def whole(x, what: str, lo: int, hi: int) -> int:
+            if isinstance(x, bool) or not str(x).strip().isdigit() or not lo <= int(str(x)) < hi:
+                raise QKInputError(f"{where}: {what} must be an integer in [{lo}, {hi})")
+            return int(str(x))
+
+        seed = whole(doc.get("seed", 0), "seed", 0, 2**63)
+        sizes = doc.get("sizes", [10, 100, 1000])
+        if not isinstance(sizes, list) or not 2 <= len(sizes) <= 64:
+            raise QKInputError(f"{where}: sizes must be a list of 2 to 64 sample sizes")
+        sizes = [whole(n, "a sample size", 1, 10**6 + 1) for n in sizes]
+        if sorted(set(sizes)) != sizes:
+            raise QKInputError(f"{where}: sizes must be increasing")
+        return LobesInput(law, u, v, seed, tuple(sizes))
+
+
 def _mat(doc: Any, key: str, square: bool) -> fmpq_mat:
     return rows_to_fmpq_mat(doc, key, square=square)
 
@@ -328,6 +466,18 @@ def input_from_document(doc: Any, kind: str | None = None, where: str = "input")
     """
     if kind == "law":
         return LawInput.from_document(doc, where)
+    if isinstance(doc, dict) and doc.get("kind") in ("vector", "rho", "lobes") or (
+            isinstance(doc, dict) and ("x" in doc or "rho" in doc or {"law", "u", "v"} <= set(doc))) or (
+            isinstance(doc, list) and doc and not any(isinstance(t, (list, dict)) for t in doc)):
+        if isinstance(doc, list) or doc.get("kind") == "vector" or "x" in doc:
+            return VectorInput.from_document(doc, where)
+        if doc.get("kind") == "rho" or "rho" in doc:
+            from ..exact.rational import parse_rational
+
+            if set(doc) - {"kind", "rho"}:
+                raise QKInputError(f"{where}: a rho input is {{\"rho\": q}}")
+            return RhoInput(parse_rational(doc["rho"], f"{where}: rho"))
+        return LobesInput.from_document(doc, where)
     if isinstance(doc, np.ndarray) or isinstance(doc, list):
         obj: Any = MatrixInput(_mat(doc, f"{where}: L", True))
     elif isinstance(doc, dict):
