@@ -184,13 +184,14 @@ def test_skeleton_loader_is_strict(tmp_path):
 # ---------------------------------------------------------------- statuses and counts
 
 def test_real_counts_today(entries, skeleton):
-    """The counts on main as they are (Def A1, Lemma 5, Def 6, Theorem 4, Theorem 3
-    ported).  Update when checks and certificates land."""
+    """The counts as they are (Def A1, Lemma 5, Def 6, Theorem 4, Theorem 3, and
+    Appendix A's Corollary 1, Corollary 2, Proposition 5 ported).  Update when checks
+    and certificates land."""
     rep = run_lean_audit(entries, read_decls(), skeleton[0])
     assert rep["counts"] == {"declarations": 177, "theorems": 124, "definitions": 53,
-                             "checked": 27, "computed": 16, "mapped_only": 134}
+                             "checked": 42, "computed": 16, "mapped_only": 119}
     assert rep["failures"] == [] and rep["exit"] == 0
-    assert rep["sources"]["registered_checks"] == 43
+    assert rep["sources"]["registered_checks"] == 58
 
 
 def _certs():
@@ -350,18 +351,18 @@ def test_cli_text_counts_first(capsys):
     assert main(["lean-audit"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("lean-audit: 177 Lean declarations in 40 lean_map files; blueprint qkverify/data/blueprint.json")
-    assert out[2:5] == ["checked       27 of 124 theorems and lemmas",
+    assert out[2:5] == ["checked       42 of 124 theorems and lemmas",
                         "computed      16 of 53 definitions",
-                        "mapped only  134 of 177 declarations"]
+                        "mapped only  119 of 177 declarations"]
     assert any(l.split()[:3] == ["profile_rank_one", "theorem", "mapped"] for l in out)
     assert any(l.split()[:4] == ["profile_sum_eq_one", "theorem", "checked", "exact"] for l in out)
-    assert out[-1] == "Result: nothing fails; 27 checked, 16 computed, 134 only mapped."
+    assert out[-1] == "Result: nothing fails; 42 checked, 16 computed, 119 only mapped."
 
 
 def test_cli_json_shape(capsys):
     assert main(["lean-audit", "--json"]) == 0
     rep = json.loads(capsys.readouterr().out)
-    assert rep["counts"]["mapped_only"] == 134 and rep["exit"] == 0
+    assert rep["counts"]["mapped_only"] == 119 and rep["exit"] == 0
     assert len(rep["declarations"]) == 177
     for r in rep["declarations"]:
         assert {"name", "kind", "status", "evidence", "certificates", "blueprint", "statement"} <= set(r)
@@ -378,7 +379,7 @@ def test_cli_json_shape(capsys):
 
 def test_cli_require_checked(capsys):
     assert main(["lean-audit", "--require-checked"]) == 1
-    assert "Result: FAILED (--require-checked: 134 declaration(s) only mapped)." in capsys.readouterr().out
+    assert "Result: FAILED (--require-checked: 119 declaration(s) only mapped)." in capsys.readouterr().out
 
 
 def test_cli_custom_decls_and_blueprint(tmp_path, capsys):

@@ -68,15 +68,22 @@ def _ortho() -> dict[str, OrthoInput]:
     return out
 
 
-#: Appendix A inputs: finite laws (exact enumeration) and Gaussian laws
-#: (moments exact, expectation of the ratio by Monte Carlo: empirical)
+#: Appendix A inputs: finite laws (exact enumeration), Gaussian laws (moments exact,
+#: the expectation of a ratio by the deterministic Monte Carlo: empirical), and laws
+#: that differ from entry to entry with one second moment per matrix
+_SPREAD = {"-2": "1/8", "0": "3/4", "2": "1/8"}  # mean 0, second moment 1, not Rademacher
 LAWS = {
     "iid_gaussian_N3": {"model": "iid", "N": 3, "law": "gaussian"},
     "iid_rademacher_N2": {"model": "iid", "N": 2, "law": "rademacher"},
+    "iid_per_entry_unit_variance_N2": {"model": "iid", "N": 2,
+                                       "grid": [["rademacher", "gaussian"], [_SPREAD, "rademacher"]]},
     "qk_rademacher_n2_N2": {"model": "qk", "n": 2, "N": 2, "law_K": "rademacher", "law_Q": "rademacher"},
     "qk_skewed_n1_N2": {"model": "qk", "n": 1, "N": 2, "law_K": "skewed", "law_Q": "skewed"},
+    "qk_per_entry_n1_N2": {"model": "qk", "n": 1, "N": 2, "law_K": [["rademacher", "gaussian"]],
+                           "law_Q": [["skewed", "gaussian:2"]]},
     "qk_gaussian_n1_N4": {"model": "qk", "n": 1, "N": 4, "law_K": "gaussian", "law_Q": "gaussian"},
     "qk_gaussian_n2_N3": {"model": "qk", "n": 2, "N": 3, "law_K": "gaussian", "law_Q": "gaussian"},
+    "qk_gaussian_vK2_vQhalf_n2_N2": {"model": "qk", "n": 2, "N": 2, "law_K": "gaussian:2", "law_Q": "gaussian:1/2"},
 }
 
 
@@ -133,7 +140,7 @@ def cases2() -> list[tuple[str, object]]:
 def fits(kind: str, inp, claim_id: str = "") -> bool:
     """Does the input fit a claim's input kind (and, for laws, its model)?"""
     if kind == "law":
-        from ..claims.random_matrices import LAW_MODELS
+        from ..claims.laws import LAW_MODELS
 
         return isinstance(inp, LawInput) and LAW_MODELS.get(claim_id) == inp.model
     if kind in ("matrix", "symmetric"):

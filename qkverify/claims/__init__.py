@@ -8,7 +8,7 @@ SECTION_MODULES = (
     "profile",       # §3: Def 6, Theorem 4, Lemma 4, profile_conj, Prop 4
     "balance",       # §2: Lemma 2, Lemma 3, Theorem 3
     "gram",          # Appendix C: Lemma 10
-    "random_matrices",  # Appendix A: Corollary 1, Corollary 2, Proposition 5
+    "laws",          # Appendix A: Corollary 1, Corollary 2, Proposition 5
 )
 
 _loaded = False
