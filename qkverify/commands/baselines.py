@@ -24,7 +24,7 @@ def add_arguments(p) -> None:
     p.add_argument("--json", action="store_true")
     p.add_argument("--no-mc", action="store_true", help="skip the Monte Carlo rows")
     p.add_argument("--samples", type=int, default=B.MC_SAMPLES,
-                   help=f"Monte Carlo samples per row (default {B.MC_SAMPLES}: about 15 s for the whole table; "
+                   help=f"Monte Carlo samples per row (default {B.MC_SAMPLES}: about 8 s of CPU for the whole table; "
                         "the sample is a deterministic function of --seed on every machine)")
     p.add_argument("--delta", default="1/1000", help="Hoeffding failure probability per row (default 1/1000)")
     p.add_argument("--seed", type=int, default=0)

@@ -229,7 +229,7 @@ def load_input(path: str | Path, kind: str | None = None):
 
 
 #: Monte Carlo defaults for claim checks (a false "fails" has probability <= delta).
-#: 10000 samples: about 1.5 s to draw and as long for the kernel to re-draw with 9 to 12
+#: 10000 samples: 0.4 to 0.8 s of CPU to draw and as long for the kernel to re-draw with 8 to 12
 #: Gaussian entries per sample; Hoeffding half-width 0.027 at delta = 1e-6
 MC_SAMPLES = 10000
 MC_DELTA = fmpq(1, 10 ** 6)

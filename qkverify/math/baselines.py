@@ -774,7 +774,7 @@ EXACT_IID_SIZES = (1, 2, 3)
 EXACT_QK_SIZES = ((1, 1), (1, 2), (2, 2), (1, 3), (2, 3))
 MC_IID_SIZES = (2, 4, 8)
 #: n = N = 8 shows the independence of n; the 16-wide rows of earlier versions cost
-#: ~1 min with the deterministic sampler (about 15 µs per Gaussian draw)
+#: ~1 min with the deterministic sampler (5 to 15 µs per Gaussian draw); this table ~8 s
 MC_QK_SIZES = ((1, 2), (1, 8), (2, 8), (8, 8))
 MC_SAMPLES = 4000
 
