@@ -1,12 +1,20 @@
 """Concrete inputs of claims, built from user files.
 
 A file is JSON (numbers read by their decimal text, ``"p/q"`` strings
-allowed) or ``.npy`` (floats taken as exact dyadic rationals):
+allowed; see :mod:`qkverify.exact.rational` for the one number grammar),
+``.npy`` (floats taken as exact dyadic rationals) or ``.npz`` (arrays named
+like the JSON keys):
 
 * a nested list, or ``{"L": …}``          -> MatrixInput   (N x N)
+* ``{"L": …, "n": k}``                    -> MatrixInput with a head dimension
 * ``{"S": …}``                            -> MatrixInput with L = S (must be symmetric)
 * ``{"W_Q": …, "W_K": …}`` (n x N each)   -> HeadInput
 * ``{"L": …, "U": …}``                    -> OrthoInput    (U rational orthogonal)
+* ``{"model": "iid" | "qk", "N": …, …}``  -> LawInput      (claims on random matrices)
+
+Strict: a key (or ``.npz`` array) that the shape does not have is refused
+(naming it), as is a repeated JSON key.  Every shape also accepts the
+``"kind"`` key that its ``to_json`` writes, so written inputs read back.
 """
 
 from __future__ import annotations
@@ -22,7 +30,7 @@ from ..errors import QKInputError
 from ..math import baselines as B
 from ..math.montecarlo import ENUM_LIMIT, SAMPLER
 from ..exact.matrix import is_symmetric, to_str_rows
-from ..exact.rational import fmpq_str, read_input_file, rows_to_fmpq_mat
+from ..exact.rational import fmpq_str, parse_integer, read_input_file, rows_to_fmpq_mat
 
 
 @dataclass(frozen=True)
@@ -141,12 +149,35 @@ def _mat(doc: Any, key: str, square: bool) -> fmpq_mat:
     return rows_to_fmpq_mat(doc, key, square=square)
 
 
+#: the keys each document shape may have (``kind`` is what ``to_json`` writes
+#: and must name that shape); anything else is refused, naming the key
+SHAPES = {
+    "head": ({"W_Q", "W_K"}, {"kind"}, ("head",)),
+    "orthogonal": ({"L", "U"}, {"kind"}, ("orthogonal",)),
+    "matrix": ({"L"}, {"kind", "n"}, ("matrix",)),
+    "symmetric": ({"S"}, {"kind"}, ("matrix", "symmetric")),
+}
+
+
+def _check_keys(doc: dict, shape: str, where: str) -> None:
+    """Refuse keys that ``shape`` does not have, and a ``kind`` that names
+    another shape (QKInputError naming the key)."""
+    required, optional, kinds = SHAPES[shape]
+    extra = sorted(str(k) for k in doc if k not in required | optional)
+    if extra:
+        allowed = ", ".join(sorted(required)) + "".join(f" [{k}]" for k in sorted(optional))
+        raise QKInputError(f"{where}: unknown key {extra[0]!r} (a {shape} input has the keys {allowed})")
+    if "kind" in doc and doc["kind"] not in kinds:
+        raise QKInputError(f"{where}: key 'kind' is {doc['kind']!r}, but the keys are those of a {shape} input")
+
+
 def input_from_document(doc: Any, kind: str | None = None, where: str = "input"):
     """Build a claim input from a parsed document (see module docstring).
 
     ``kind`` (a Claim.input_kind) selects what is expected; a head is also
     accepted where a matrix is expected (its L = W_Kᵀ W_Q is used).
-    Raises QKInputError naming the problem.
+    Raises QKInputError naming the problem -- including a key (or an
+    ``.npz`` array) that the document's shape does not have (:data:`SHAPES`).
     """
     if kind == "law" or (isinstance(doc, dict) and "model" in doc):
         return LawInput.from_document(doc, where)
@@ -154,7 +185,10 @@ def input_from_document(doc: Any, kind: str | None = None, where: str = "input")
         obj: Any = MatrixInput(_mat(doc, f"{where}: L", True))
     elif isinstance(doc, dict):
         keys = set(doc)
-        if {"W_Q", "W_K"} <= keys:
+        if {"W_Q", "W_K"} & keys:
+            _check_keys(doc, "head", where)
+            if not {"W_Q", "W_K"} <= keys:
+                raise QKInputError(f"{where}: a head needs both W_Q and W_K; found only {sorted(keys & {'W_Q', 'W_K'})[0]}")
             WQ = _mat(doc["W_Q"], f"{where}: W_Q", False)
             WK = _mat(doc["W_K"], f"{where}: W_K", False)
             if (WQ.nrows(), WQ.ncols()) != (WK.nrows(), WK.ncols()):
@@ -176,22 +210,22 @@ def input_from_document(doc: Any, kind: str | None = None, where: str = "input")
                 raise QKInputError(f"{where}: H and P must have the size of L")
             obj = FiberInput(L, doc["face"], H, P)
         elif "L" in keys and "U" in keys:
+            _check_keys(doc, "orthogonal", where)
             L = _mat(doc["L"], f"{where}: L", True)
             U = _mat(doc["U"], f"{where}: U", True)
             if U.nrows() != L.nrows():
                 raise QKInputError(f"{where}: U is {U.nrows()}x{U.nrows()} but L is {L.nrows()}x{L.nrows()}")
             obj = OrthoInput(L, U)
         elif "L" in keys:
+            _check_keys(doc, "matrix", where)
             n = doc.get("n")
             if n is not None:
-                try:
-                    n = int(str(n))
-                except ValueError:
-                    raise QKInputError(f"{where}: n must be a positive integer, got {n!r}") from None
+                n = parse_integer(n, f"{where}: n")
                 if n < 1:
                     raise QKInputError(f"{where}: n must be a positive integer, got {n}")
             obj = MatrixInput(_mat(doc["L"], f"{where}: L", True), n)
         elif "S" in keys:
+            _check_keys(doc, "symmetric", where)
             S = _mat(doc["S"], f"{where}: S", True)
             if not is_symmetric(S):
                 raise QKInputError(f"{where}: S is not symmetric")
@@ -233,9 +267,6 @@ def load_input(path: str | Path, kind: str | None = None):
 #: Gaussian entries per sample; Hoeffding half-width 0.027 at delta = 1e-6
 MC_SAMPLES = 10000
 MC_DELTA = fmpq(1, 10 ** 6)
-
-_LAW_KEYS = {"kind", "model", "N", "n", "law", "grid", "law_K", "law_Q", "L", "W_K", "W_Q", "monte_carlo"}
-
 
 @dataclass(frozen=True)
 class LawInput:
@@ -352,18 +383,21 @@ class LawInput:
         (``rademacher``, ``skewed``, ``lazy``, ``skewed3``, ``gaussian``).  Raises QKInputError."""
         if not isinstance(doc, dict):
             raise QKInputError(f"{where}: a law input is a JSON object with 'model', 'N' and the laws")
-        extra = sorted(set(doc) - _LAW_KEYS)
-        if extra:
-            raise QKInputError(f"{where}: unknown key(s) {extra} in a law input")
         model = str(doc.get("model", "iid"))
+        allowed = {"kind", "model", "N", "monte_carlo"} | (
+            {"law", "grid", "L"} if model == "iid" else {"n", "law_K", "law_Q", "W_K", "W_Q"} if model == "qk"
+            else set())
+        extra = sorted(str(k) for k in doc if k not in allowed)
+        if extra and model in ("iid", "qk"):
+            raise QKInputError(f"{where}: unknown key {extra[0]!r} (a {model} law input has the keys "
+                               f"{', '.join(sorted(allowed))})")
+        if "kind" in doc and doc["kind"] != "law":
+            raise QKInputError(f"{where}: key 'kind' is {doc['kind']!r}, but this claim takes a law input")
 
         def size(key: str) -> int:
             if key not in doc:
                 raise QKInputError(f"{where}: missing '{key}'")
-            try:
-                return int(str(doc[key]))
-            except ValueError:
-                raise QKInputError(f"{where}: '{key}' must be a nonnegative integer, got {doc[key]!r}") from None
+            return parse_integer(doc[key], f"{where}: {key}")
 
         def entries(x: Any, name: str) -> dict:
             if isinstance(x, list):
@@ -373,18 +407,19 @@ class LawInput:
             return {"law": B.parse_law(x)}
 
         mc = doc.get("monte_carlo") or {}
+        if not isinstance(mc, dict):
+            raise QKInputError(f"{where}: 'monte_carlo' must be an object with sampler, samples, delta, seed")
+        extra = sorted(str(k) for k in mc if k not in ("sampler", "samples", "delta", "seed"))
+        if extra:
+            raise QKInputError(f"{where}: unknown key {extra[0]!r} in 'monte_carlo' (keys: sampler, samples, delta, "
+                               "seed)")
+        if mc.get("sampler", SAMPLER) != SAMPLER:
+            raise QKInputError(f"{where}: unknown Monte Carlo sampler {mc['sampler']!r} (this version: {SAMPLER})")
         kw: dict[str, Any] = {}
         if mc:
-            if not isinstance(mc, dict) or set(mc) - {"sampler", "samples", "delta", "seed"}:
-                raise QKInputError(f"{where}: monte_carlo takes sampler, samples, delta and seed")
-            if mc.get("sampler", SAMPLER) != SAMPLER:
-                raise QKInputError(f"{where}: unknown Monte Carlo sampler {mc['sampler']!r} (this version: {SAMPLER})")
-            try:
-                kw = {"samples": int(str(mc.get("samples", MC_SAMPLES))),
-                      "delta": B.to_fmpq(mc.get("delta", MC_DELTA), f"{where}: delta"),
-                      "seed": int(str(mc.get("seed", 0)))}
-            except ValueError:
-                raise QKInputError(f"{where}: monte_carlo samples and seed must be integers") from None
+            kw = {"samples": parse_integer(mc.get("samples", MC_SAMPLES), f"{where}: samples"),
+                  "delta": B.to_fmpq(mc.get("delta", MC_DELTA), f"{where}: delta"),
+                  "seed": parse_integer(mc.get("seed", 0), f"{where}: seed")}
         if model == "iid":
             keys = [k for k in ("law", "grid", "L") if k in doc]
             if len(keys) != 1:
