@@ -188,9 +188,9 @@ def test_real_counts_today(entries, skeleton):
     Lemma 4, profile_conj, Prop 4, Appendices B and C with Lemma 10, Lemma 6, Theorem 5 ported)."""
     rep = run_lean_audit(entries, read_decls(), skeleton[0])
     assert rep["counts"] == {"declarations": 177, "theorems": 124, "definitions": 53,
-                             "checked": 99, "computed": 37, "mapped_only": 41}
+                             "checked": 114, "computed": 37, "mapped_only": 26}
     assert rep["failures"] == [] and rep["exit"] == 0
-    assert rep["sources"]["registered_checks"] == 136
+    assert rep["sources"]["registered_checks"] == 151
 
 
 def _certs():
@@ -350,19 +350,19 @@ def test_cli_text_counts_first(capsys):
     assert main(["lean-audit"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("lean-audit: 177 Lean declarations in 40 lean_map files; blueprint qkverify/data/blueprint.json")
-    assert out[2:5] == ["checked       99 of 124 theorems and lemmas",
+    assert out[2:5] == ["checked      114 of 124 theorems and lemmas",
                         "computed      37 of 53 definitions",
-                        "mapped only   41 of 177 declarations"]
+                        "mapped only   26 of 177 declarations"]
     assert any(l.split()[:4] == ["accumulation", "theorem", "checked", "empirical"] for l in out)
     assert any(l.split()[:4] == ["profile_rank_one", "theorem", "checked", "exact"] for l in out)
     assert any(l.split()[:4] == ["profile_sum_eq_one", "theorem", "checked", "exact"] for l in out)
-    assert out[-1] == "Result: nothing fails; 99 checked, 37 computed, 41 only mapped."
+    assert out[-1] == "Result: nothing fails; 114 checked, 37 computed, 26 only mapped."
 
 
 def test_cli_json_shape(capsys):
     assert main(["lean-audit", "--json"]) == 0
     rep = json.loads(capsys.readouterr().out)
-    assert rep["counts"]["mapped_only"] == 41 and rep["exit"] == 0
+    assert rep["counts"]["mapped_only"] == 26 and rep["exit"] == 0
     assert len(rep["declarations"]) == 177
     for r in rep["declarations"]:
         assert {"name", "kind", "status", "evidence", "certificates", "blueprint", "statement"} <= set(r)
@@ -379,7 +379,7 @@ def test_cli_json_shape(capsys):
 
 def test_cli_require_checked(capsys):
     assert main(["lean-audit", "--require-checked"]) == 1
-    assert "Result: FAILED (--require-checked: 41 declaration(s) only mapped)." in capsys.readouterr().out
+    assert "Result: FAILED (--require-checked: 26 declaration(s) only mapped)." in capsys.readouterr().out
 
 
 def test_cli_custom_decls_and_blueprint(tmp_path, capsys):

@@ -2,11 +2,11 @@
 
 For every certificate under ``certificates/`` (or, when that directory is
 empty, certificates generated here by the producers through the audit
-suite), plus a few random-matrix (law) certificates generated here because
-the audit suite has no law inputs yet, every numeric field, boolean and verdict/evidence field is mutated
+suite), every numeric field, boolean and verdict/evidence field is mutated
 one at a time and the mutated document is re-verified.  The kernel must
 reject every mutation that changes the certificate's meaning; the rejection
-rate is printed and must be 100%.
+rate is printed and must be 100%.  (Random-matrix certificates are format 2:
+their mutations are tested in tests/test_laws.py.)
 
 Mutations (deterministic):
 
@@ -99,30 +99,6 @@ def _generated(tmp: Path) -> list[tuple[str, dict]]:
     return [(str(p.relative_to(tmp)), json.loads(p.read_text())) for p in sorted(tmp.rglob("*.json"))]
 
 
-#: random-matrix (law) inputs: not in the audit suite yet, so generated here
-LAW_CASES = (
-    ("integral_frobSq_iid", {"model": "iid", "N": 2, "law": "rademacher"}),
-    ("integral_frobSq_iid", {"model": "iid", "N": 2, "grid": [["rademacher", "lazy"], ["skewed", "rademacher"]]}),
-    ("integral_frobSq_iid", {"model": "iid", "N": 2, "law": "gaussian"}),
-    ("integral_frobSq_qk", {"model": "qk", "N": 2, "n": 1, "law_K": "rademacher", "law_Q": "skewed"}),
-    ("expected_symmetric_energy_low_rank_qk", {"model": "qk", "N": 2, "n": 1, "law_K": "lazy", "law_Q": "rademacher"}),
-)
-
-
-def law_certificates() -> list[tuple[str, dict]]:
-    from qkverify import certificates as C
-    from qkverify.claims.random_matrices import LawInput
-    from qkverify.claims.registry import get
-
-    out = []
-    for i, (cid, doc) in enumerate(LAW_CASES):
-        inp = LawInput.from_document(doc)
-        claim = get(cid)
-        cert = C.build(claim, inp.to_json(), claim.conclusion(inp), name=f"law_{i}")
-        out.append((f"<generated>/{cid}/law_{i}", json.loads(C.canonical_bytes(cert))))
-    return out
-
-
 @pytest.fixture(scope="module")
 def certificates(tmp_path_factory) -> list[tuple[str, dict]]:
     files = sorted(CERT_DIR.rglob("*.json")) if CERT_DIR.is_dir() else []
@@ -134,11 +110,7 @@ def certificates(tmp_path_factory) -> list[tuple[str, dict]]:
     shipped = [(n, d) for n, d in shipped if isinstance(d, dict) and "claim" in d]
     if not shipped:
         shipped = _generated(tmp_path_factory.mktemp("certs"))
-    try:
-        extra = law_certificates()
-    except ImportError:  # the random-matrix claims are not installed
-        extra = []
-    return shipped + extra
+    return shipped
 
 
 # ---------------------------------------------------------------------------
@@ -225,9 +197,6 @@ def mutations(doc: dict):
             meta = "meta"  # search provenance (budget, seed, counts): how the input was found
         if path == ("input", "n") and doc["input"]["kind"] not in ("head", "law"):
             meta = "meta"
-        if "monte_carlo" in path and any(k in path for k in ("mean_S", "mean_T", "zero_samples", "interval_S",
-                                                              "interval_T", "halfwidth_upper")):
-            meta = "meta"  # sample statistics: not re-checkable without the samples (evidence 'empirical')
         if isinstance(val, bool):
             out.append((path, f"flip {val}", _set(doc, path, not val), meta))
         elif isinstance(val, int):
@@ -275,12 +244,7 @@ def _producer_agrees(mutated: dict) -> bool:
     try:
         claim = get(mutated["claim"]["id"])
         doc = {k: v for k, v in mutated["input"].items() if k != "kind"}
-        if claim.input_kind == "law":
-            from qkverify.claims.random_matrices import LawInput
-
-            inp = LawInput.from_document(doc)
-        else:
-            inp = input_from_document(doc, claim.input_kind)
+        inp = input_from_document(doc, claim.input_kind)
         res = claim.conclusion(inp)
     except Exception:  # the producer refuses the input: not the same certificate
         return False
@@ -442,8 +406,7 @@ def test_every_shipped_certificate_is_valid(certificates):
     bad = []
     for name, doc in certificates:
         out = verifier.verify_document(doc, name)
-        if out.status not in ("valid", "partial") or (out.status == "partial" and doc["evidence"] != "empirical"
-                                                     and doc["input"]["kind"] != "law"):
+        if out.status not in ("valid", "partial") or (out.status == "partial" and doc["evidence"] != "empirical"):
             bad.append(out.line())
     assert not bad, "\n".join(bad)
 

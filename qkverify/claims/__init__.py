@@ -11,7 +11,7 @@ SECTION_MODULES = (
     "moments",       # Appendix C: Def (O, E, R), Lemma 9
     "gram",          # Appendix C: Lemma 10
     "accumulation",  # §3 Theorem 5, Appendix A Lemma 6
-    "random_matrices",  # Appendix A: Corollary 1, Corollary 2, Proposition 5
+    "laws",          # Appendix A: Corollary 1, Corollary 2, Proposition 5
 )
 
 _loaded = False

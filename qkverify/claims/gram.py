@@ -90,10 +90,7 @@ def _k_pos(s: Subject) -> bool:
     return True
 
 
-@predicate("n_pos")
-def _n_pos(s: Subject) -> bool:
-    """1 ≤ n (Lean ``hn``): the head dimension (or a law input's n)."""
-    return s.inp.n >= 1
+# n_pos (1 ≤ n, Lean ``hn``) is registered once, in claims/laws.py, for heads and laws alike
 
 
 @predicate("sorted_normalized_spectrum")

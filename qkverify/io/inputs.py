@@ -33,6 +33,7 @@ from flint import fmpq, fmpq_mat
 
 from ..errors import QKInputError
 from ..math import baselines as B
+from ..math.montecarlo import ENUM_LIMIT, SAMPLER
 from ..exact.matrix import is_symmetric, to_str_rows
 from ..exact.rational import fmpq_str, parse_integer, read_input_file, rows_to_fmpq_mat
 
@@ -464,7 +465,7 @@ def input_from_document(doc: Any, kind: str | None = None, where: str = "input")
     Raises QKInputError naming the problem -- including a key (or an
     ``.npz`` array) that the document's shape does not have (:data:`SHAPES`).
     """
-    if kind == "law":
+    if kind == "law" or (isinstance(doc, dict) and "model" in doc):
         return LawInput.from_document(doc, where)
     if isinstance(doc, dict) and doc.get("kind") in ("vector", "rho", "lobes") or (
             isinstance(doc, dict) and ("x" in doc or "rho" in doc or {"law", "u", "v"} <= set(doc))) or (
@@ -563,28 +564,24 @@ def load_input(path: str | Path, kind: str | None = None):
     return input_from_document(doc, kind, str(path))
 
 
-#: Monte Carlo defaults for claim checks (a false "fails" has probability <= delta)
-MC_SAMPLES = 20000
+#: Monte Carlo defaults for claim checks (a false "fails" has probability <= delta).
+#: 10000 samples: 0.4 to 0.8 s of CPU to draw and as long for the kernel to re-draw with 8 to 12
+#: Gaussian entries per sample; Hoeffding half-width 0.027 at delta = 1e-6
+MC_SAMPLES = 10000
 MC_DELTA = fmpq(1, 10 ** 6)
-
-def _q(x: fmpq | None) -> str | None:
-    return None if x is None else fmpq_str(x)
-
 
 @dataclass(frozen=True)
 class LawInput:
-    """A random-matrix model with exact laws.
+    """A random-matrix model with exact laws (input kind ``law``).
 
     model  -- ``"iid"`` (L is N x N, independent entries) or ``"qk"``
               (L = W_Kᵀ W_Q, W_K and W_Q n x N, all 2nN entries independent)
-    N, n   -- sizes (n only for ``qk``), integers >= 1
-    law    -- iid: the common entry law (FiniteLaw or GaussianLaw), or
-    grid   -- iid: an N x N tuple of laws (independent, not necessarily
-              identically distributed entries)
-    law_K, law_Q -- qk: the iid laws of the entries of W_K and of W_Q
-    samples, delta, seed -- Monte Carlo parameters, used only when a
-              nondegenerate Gaussian makes the expectation of a ratio
-              non-enumerable
+    N, n   -- sizes (n only for ``qk``), integers >= 0
+    law / grid     -- iid: one law for every entry of L, or an N x N tuple of laws
+    law_K / grid_K -- qk: one law for every entry of W_K, or an n x N tuple of laws
+    law_Q / grid_Q -- the same for W_Q
+    samples, delta, seed -- Monte Carlo parameters, used only when the
+              expectation of a ratio is sampled (:meth:`needs_monte_carlo`)
 
     Raises QKInputError on inconsistent fields.
     """
@@ -599,121 +596,153 @@ class LawInput:
     samples: int = MC_SAMPLES
     delta: fmpq = MC_DELTA
     seed: int = 0
+    grid_K: tuple | None = None
+    grid_Q: tuple | None = None
     source: dict = field(default_factory=dict, compare=False)
 
     kind2 = "law"
 
     def __post_init__(self) -> None:
-        B._check_size("N", self.N)
-        B._check_size("samples", self.samples)
+        B._check_size("N", self.N, lo=0)
+        B._check_size("samples", self.samples, hi=1 << 24)
+        if not (0 < self.delta < 1):
+            raise QKInputError("monte_carlo.delta must lie in (0, 1)")
+        if not (isinstance(self.seed, int) and 0 <= self.seed < 1 << 64):
+            raise QKInputError("monte_carlo.seed must be an integer in [0, 2^64)")
         if self.model == "iid":
-            if (self.law is None) == (self.grid is None):
-                raise QKInputError("an iid law input needs exactly one of 'law' or 'grid'")
-            if self.grid is not None:
-                if len(self.grid) != self.N or any(len(r) != self.N for r in self.grid):
-                    raise QKInputError(f"'grid' must be {self.N} x {self.N} laws")
+            pairs = [("L", self.law, self.grid, self.N)]
         elif self.model == "qk":
             if self.n is None:
                 raise QKInputError("a qk law input needs the head dimension n")
-            B._check_size("n", self.n)
-            if self.law_K is None or self.law_Q is None:
-                raise QKInputError("a qk law input needs law_K and law_Q")
+            B._check_size("n", self.n, lo=0)
+            pairs = [("W_K", self.law_K, self.grid_K, self.n), ("W_Q", self.law_Q, self.grid_Q, self.n)]
         else:
             raise QKInputError(f"unknown law model {self.model!r} (use 'iid' or 'qk')")
+        for name, law, grid, rows in pairs:
+            if (law is None) == (grid is None):
+                raise QKInputError(f"a {self.model} law input needs one law or one grid of laws for {name}")
+            if grid is not None and (len(grid) != rows or any(len(r) != self.N for r in grid)):
+                raise QKInputError(f"the laws of {name} must form a {rows} x {self.N} grid")
 
     # ---- the laws of the entries ------------------------------------------
-    def entry_grid(self) -> list[list[Any]]:
-        """iid model: the N x N list of entry laws."""
-        if self.grid is not None:
-            return [list(r) for r in self.grid]
-        return [[self.law] * self.N for _ in range(self.N)]
+    def grids(self) -> dict[str, list[list[Any]]]:
+        """The law of every entry: ``{"L": N x N}`` (iid) or ``{"W_K": n x N, "W_Q": n x N}`` (qk)."""
+        def g(law, grid, rows):
+            return [list(r) for r in grid] if grid is not None else [[law] * self.N for _ in range(rows)]
+
+        if self.model == "iid":
+            return {"L": g(self.law, self.grid, self.N)}
+        return {"W_K": g(self.law_K, self.grid_K, self.n), "W_Q": g(self.law_Q, self.grid_Q, self.n)}
 
     def all_laws(self) -> list[Any]:
-        if self.model == "iid":
-            return [l for r in self.entry_grid() for l in r]
-        return [self.law_K, self.law_Q]
+        """Every entry's law, matrix by matrix, row-major."""
+        return [l for G in self.grids().values() for r in G for l in r]
 
     def is_finite(self) -> bool:
-        """Exact enumeration applies: every law is finite (degenerate Gaussians
-        count), or (qk) one factor is the point mass at 0, so L = 0 a.s."""
-        if self.model == "qk" and (B.is_zero_law(self.law_K) or B.is_zero_law(self.law_Q)):
-            return True
+        """Every entry law is finite (point masses included): expectations are finite sums."""
         return all(B.as_finite(l) is not None for l in self.all_laws())
 
-    def sigma2(self) -> fmpq:
-        """iid: the common second moment if the entries share one, else the
-        mean of the entries' second moments (so that E‖L‖² = N²σ² is automatic)."""
-        ms = [l.second_moment() for l in self.all_laws()]
-        return sum(ms, fmpq(0)) / len(ms)
+    def patterns(self) -> int | None:
+        """Number of value patterns of the entries (None when an entry is a nondegenerate Gaussian)."""
+        out = 1
+        for l in self.all_laws():
+            f = B.as_finite(l)
+            if f is None:
+                return None
+            out *= len(f.atoms)
+        return out
+
+    def needs_monte_carlo(self) -> bool:
+        """Expectations of ratios are sampled: a nondegenerate Gaussian entry, or more than
+        ENUM_LIMIT value patterns."""
+        k = self.patterns()
+        return k is None or k > ENUM_LIMIT
 
     # ---- JSON ---------------------------------------------------------------
-    def to_json(self) -> dict:
+    def to_json2(self) -> dict:
+        """The certificate input object (schema ``input_law``); the Monte Carlo
+        parameters are included when an entry is a nondegenerate Gaussian."""
         out: dict[str, Any] = {"kind": "law", "model": self.model, "N": self.N}
         if self.model == "iid":
-            if self.grid is not None:
-                out["grid"] = [[l.to_json() for l in r] for r in self.grid]
-            else:
-                out["law"] = self.law.to_json()
+            items = [("L", self.law, self.grid)]
         else:
             out["n"] = self.n
-            out["law_K"] = self.law_K.to_json()
-            out["law_Q"] = self.law_Q.to_json()
-        if not self.is_finite():
-            out["monte_carlo"] = {"samples": self.samples, "delta": fmpq_str(self.delta), "seed": self.seed}
+            items = [("W_K", self.law_K, self.grid_K), ("W_Q", self.law_Q, self.grid_Q)]
+        for k, law, grid in items:
+            out[k] = law.to_json2() if grid is None else [[l.to_json2() for l in r] for r in grid]
+        if self.needs_monte_carlo():
+            out["monte_carlo"] = {"sampler": SAMPLER, "samples": self.samples, "delta": fmpq_str(self.delta),
+                                  "seed": self.seed}
         return out
+
+    to_json = to_json2
 
     @staticmethod
     def from_document(doc: Any, where: str = "input") -> "LawInput":
-        """Inverse of :meth:`to_json`.  Laws: ``{"value": "prob"}``,
-        ``{"gaussian": "v"[, "mean": "m"]}`` or a name (``rademacher``,
-        ``skewed``, ``lazy``, ``skewed3``, ``gaussian``).  Raises QKInputError."""
+        """Inverse of :meth:`to_json2`; also reads the short forms ``"law"``/``"grid"``
+        (iid) and ``"law_K"``/``"law_Q"`` (qk, a law or a grid).  Laws: a certificate law
+        object, ``{"value": "prob"}``, ``{"gaussian": "v"[, "mean": "m"]}`` or a name
+        (``rademacher``, ``skewed``, ``lazy``, ``skewed3``, ``gaussian``).  Raises QKInputError."""
         if not isinstance(doc, dict):
             raise QKInputError(f"{where}: a law input is a JSON object with 'model', 'N' and the laws")
         model = str(doc.get("model", "iid"))
         allowed = {"kind", "model", "N", "monte_carlo"} | (
-            {"law", "grid"} if model == "iid" else {"n", "law_K", "law_Q"} if model == "qk" else set())
+            {"law", "grid", "L"} if model == "iid" else {"n", "law_K", "law_Q", "W_K", "W_Q"} if model == "qk"
+            else set())
         extra = sorted(str(k) for k in doc if k not in allowed)
         if extra and model in ("iid", "qk"):
             raise QKInputError(f"{where}: unknown key {extra[0]!r} (a {model} law input has the keys "
                                f"{', '.join(sorted(allowed))})")
         if "kind" in doc and doc["kind"] != "law":
             raise QKInputError(f"{where}: key 'kind' is {doc['kind']!r}, but this claim takes a law input")
-        if model == "iid" and "law" in doc and "grid" in doc:
-            raise QKInputError(f"{where}: give 'law' or 'grid', not both")
 
         def size(key: str) -> int:
             if key not in doc:
                 raise QKInputError(f"{where}: missing '{key}'")
             return parse_integer(doc[key], f"{where}: {key}")
 
+        def entries(x: Any, name: str) -> dict:
+            if isinstance(x, list):
+                if not all(isinstance(r, list) for r in x):
+                    raise QKInputError(f"{where}: the laws of {name} are one law or a list of rows of laws")
+                return {"grid": tuple(tuple(B.parse_law(l) for l in r) for r in x)}
+            return {"law": B.parse_law(x)}
+
         mc = doc.get("monte_carlo") or {}
         if not isinstance(mc, dict):
-            raise QKInputError(f"{where}: 'monte_carlo' must be an object with samples, delta, seed")
-        extra = sorted(str(k) for k in mc if k not in ("samples", "delta", "seed"))
+            raise QKInputError(f"{where}: 'monte_carlo' must be an object with sampler, samples, delta, seed")
+        extra = sorted(str(k) for k in mc if k not in ("sampler", "samples", "delta", "seed"))
         if extra:
-            raise QKInputError(f"{where}: unknown key {extra[0]!r} in 'monte_carlo' (keys: samples, delta, seed)")
-        kw = {}
+            raise QKInputError(f"{where}: unknown key {extra[0]!r} in 'monte_carlo' (keys: sampler, samples, delta, "
+                               "seed)")
+        if mc.get("sampler", SAMPLER) != SAMPLER:
+            raise QKInputError(f"{where}: unknown Monte Carlo sampler {mc['sampler']!r} (this version: {SAMPLER})")
+        kw: dict[str, Any] = {}
         if mc:
             kw = {"samples": parse_integer(mc.get("samples", MC_SAMPLES), f"{where}: samples"),
                   "delta": B.to_fmpq(mc.get("delta", MC_DELTA), f"{where}: delta"),
                   "seed": parse_integer(mc.get("seed", 0), f"{where}: seed")}
         if model == "iid":
-            if "grid" in doc:
-                grid = tuple(tuple(B.parse_law(l) for l in r) for r in doc["grid"])
-                return LawInput("iid", size("N"), grid=grid, **kw)
-            if "law" not in doc:
-                raise QKInputError(f"{where}: an iid law input needs 'law' or 'grid'")
-            return LawInput("iid", size("N"), law=B.parse_law(doc["law"]), **kw)
+            keys = [k for k in ("law", "grid", "L") if k in doc]
+            if len(keys) != 1:
+                raise QKInputError(f"{where}: an iid law input needs exactly one of 'L', 'law' or 'grid'")
+            e = entries(doc[keys[0]], "L")
+            return LawInput("iid", size("N"), law=e.get("law"), grid=e.get("grid"), **kw)
         if model == "qk":
-            for k in ("law_K", "law_Q"):
-                if k not in doc:
-                    raise QKInputError(f"{where}: a qk law input needs '{k}'")
-            return LawInput("qk", size("N"), n=size("n"), law_K=B.parse_law(doc["law_K"]),
-                            law_Q=B.parse_law(doc["law_Q"]), **kw)
+            kq = {}
+            for short, long in (("law_K", "W_K"), ("law_Q", "W_Q")):
+                keys = [k for k in (short, long) if k in doc]
+                if len(keys) != 1:
+                    raise QKInputError(f"{where}: a qk law input needs exactly one of '{long}' or '{short}'")
+                e = entries(doc[keys[0]], long)
+                kq[short], kq["grid_" + short[-1]] = e.get("law"), e.get("grid")
+            return LawInput("qk", size("N"), n=size("n"), **kq, **kw)
         raise QKInputError(f"{where}: unknown law model {model!r} (use 'iid' or 'qk')")
 
     def describe(self) -> str:
+        def what(law):
+            return law.label() if law is not None else "per-entry laws"
+
         if self.model == "iid":
-            what = self.law.label() if self.law is not None else "per-entry laws"
-            return f"iid N={self.N}, {what}"
-        return f"qk n={self.n} N={self.N}, K {self.law_K.label()}, Q {self.law_Q.label()}"
+            return f"iid N={self.N}, {what(self.law)}"
+        return f"qk n={self.n} N={self.N}, K {what(self.law_K)}, Q {what(self.law_Q)}"

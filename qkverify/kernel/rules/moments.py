@@ -353,7 +353,7 @@ def _trace_pows(q: Ctx) -> bool:
 HM = (("hM", "stacked_surjective"),)
 HMNH = HM + (("hn", "n_pos"), ("h", "sorted_normalized_spectrum"))
 predicate("k_pos", lambda q: True)          # k runs over 1..max(N, 2n)
-predicate("n_pos", lambda q: _n(q) >= 1)
+# n_pos (1 ≤ n) is registered once, in rules/laws.py, for heads and laws alike
 predicate("sorted_normalized_spectrum", lambda q: _is_sorted_nns(q, _nu(q)))
 predicate("sorted_normalized_spectrum_of_S", lambda q: _is_sorted_nns(q, _nz_S(q)))
 dfn(G + "M", L10, HEAD, lambda q: q.mat("M"))
