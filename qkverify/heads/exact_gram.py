@@ -25,6 +25,12 @@ from ..errors import QKInputError
 #: prime for the fast rank witness (2^31 − 1, so residues multiply in int64)
 RANK_PRIME = 2147483647
 
+#: unit roundoff of IEEE binary64 with round to nearest (used by the rigorous
+#: float64 bounds here and in :mod:`.enclosure`, which imports it from here)
+U = 2.0 ** -53
+#: absorbs every possible underflow contribution of a float64 bound
+TINY = 2.0 ** -1000
+
 
 @dataclass
 class GramData:
@@ -54,6 +60,7 @@ class GramData:
     _G: np.ndarray | None = None
     _Gz: fmpz_mat | None = None
     _Zi: np.ndarray | None = None
+    _diag: list | None = None
 
     @property
     def G(self) -> np.ndarray:
@@ -69,15 +76,28 @@ class GramData:
             self._G = G
         return self._G
 
-    def gram_float(self) -> tuple[np.ndarray, np.ndarray, int]:
-        """(Gm, Gr, s): |Z Zᵀ·2^{-s} − Gm| ≤ Gr entrywise (rigorous), with s
-        such that the largest diagonal entry of Gm is in [1/2, 1)·(1 + small)."""
-        from .enclosure import U, _TINY
+    def diag_exact(self) -> list[int]:
+        """The diagonal of Z Zᵀ as Python ints (exact; cached).  G is positive
+        semidefinite, so its largest diagonal entry bounds every entry."""
+        if self._diag is None:
+            d = [0] * (2 * self.n)
+            for sh, P in self.parts:
+                for i, v in enumerate(np.diag(P).tolist()):
+                    d[i] += int(v) << sh
+            self._diag = d
+        return self._diag
 
-        # the diagonal of Z Zᵀ bounds every entry (Gram matrix); any power of two
-        # is a valid scale, so a float estimate of the largest diagonal entry will do
-        dmax = max(float(np.max(np.diag(P).astype(np.float64))) * 2.0 ** sh for sh, P in self.parts)
-        s = int(np.frexp(dmax)[1]) if dmax > 0 else 0
+    def gram_bits(self) -> int:
+        """Bit length of the largest entry of Z Zᵀ (exact)."""
+        return max(self.diag_exact()).bit_length()
+
+    def gram_float(self) -> tuple[np.ndarray, np.ndarray, int]:
+        """(Gm, Gr, s): |Z Zᵀ·2^{-s} − Gm| ≤ Gr entrywise (rigorous), with
+        2^(s−1) ≤ max diag(Z Zᵀ) < 2^s, so every |entry| of Gm is below 1.
+        The scale comes from the exact diagonal (no float overflow whatever
+        the weights' exponent range); parts scaled below the float range
+        underflow to 0 within the absolute term TINY."""
+        s = self.gram_bits()
         Gm = None
         absum = None
         for sh, P in self.parts:
@@ -86,7 +106,7 @@ class GramData:
             absum = np.abs(t) if absum is None else absum + np.abs(t)
         k = len(self.parts)
         # each conversion and each of the k−1 additions rounds by ≤ u relative to the partial sums
-        Gr = absum * ((k + 1) * U * 1.01) + _TINY
+        Gr = absum * ((k + 1) * U * 1.01) + TINY * (k + 1)
         return Gm, Gr, s
 
     @property
