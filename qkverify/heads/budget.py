@@ -7,10 +7,11 @@ runs does not depend on the machine's load; they were fitted on this
 project's development machine (2 cores, FLINT 3 through python-flint 0.9):
 
 * exact characteristic polynomial of an integer m x m matrix (FLINT,
-  multimodular): about 2.3 s·(m/128)^4·(B/87), memory about
-  m²·m(B + log₂m)/8 bytes (the coefficients held per residue) -- the
-  2n x 2n route of Lemma 10 at n = 128 is some 40 s and 0.2 GiB, the direct
-  N x N route at N = 2048 some 10 days and 120 GiB (the 24 GB crash of
+  multimodular): about 0.15 s·(m/64)^3.5·(B/82), memory about
+  m²·m(B + log₂m)/8 bytes (measured: m = 64, B = 82: 0.12 s; the direct
+  route of all-MiniLM-L6-v2, m = 384, B = 79: 67 s and 630 MiB) -- the
+  2n x 2n route of Lemma 10 at n = 128 is some 20 s and 0.2 GiB, the direct
+  N x N route at N = 2048 some 8 hours and 120 GiB (the 24 GB crash of
   issue 12);
 * exact integer products of the 2n x 2n enclosure route: about
   0.5 s·(m/256)^3·(B/100), memory 3·m²·(2B + 64)/8 bytes;
@@ -39,12 +40,12 @@ def charpoly_cost(m: int, bits: int) -> tuple[float, float]:
     """(seconds, bytes) estimated for the exact characteristic polynomial of
     an m x m integer matrix whose entries have at most ``bits`` bits.
 
-    >>> s, b = charpoly_cost(2048, 100); s > 86400 and b > 2**36
+    >>> s, b = charpoly_cost(2048, 100); s > 3600 and b > 2**36
     True
     """
     m = max(int(m), 1)
     bits = max(int(bits), 1)
-    sec = 2.3 * (m / 128) ** 4 * (bits / 87)
+    sec = 0.15 * (m / 64) ** 3.5 * (bits / 82)
     mem = m * m * m * (bits + math.log2(m + 1)) / 8 + 64 * 2**20
     return sec, mem
 

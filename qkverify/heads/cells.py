@@ -198,7 +198,8 @@ class _Decider:
         self.n_pos: int | None = None
         while self.iv is None:
             if not self.escalate():
-                raise EnclosureFailed("no enclosure of the spectrum could be computed")
+                raise QKInputError("no enclosure of the spectrum could be computed and the exact route is out of "
+                                   "reach (" + "; ".join(self.notes[-2:]) + ")")
 
     @property
     def name(self) -> str:
@@ -492,18 +493,22 @@ def profile_enclosures(iv: list, n_pos: int, order: list, frob_L: int, frob_S: f
         def ball(lo, hi):
             return arb(lo) if lo == hi else arb(lo).union(arb(hi))
 
+        def put(name, x):
+            if x.is_finite():
+                out[name] = arb_to_interval(x)
+
         pair = 1 - ball(s2lo / (4 * frob_S), s2hi / (4 * frob_S)).sqrt()
-        out["pairing"] = arb_to_interval(pair)
-        if n_pos:
-            na_lo = sum((x * x for x, _ in al), fmpq(0))
+        put("pairing", pair)
+        na_lo = sum((x * x for x, _ in al), fmpq(0))
+        if n_pos and na_lo > 0:
             na_hi = sum((y * y for _, y in al), fmpq(0))
             nb_lo = sum((x * x for x, _ in be), fmpq(0))
             nb_hi = sum((y * y for _, y in be), fmpq(0))
             rho = ball(nb_lo / na_hi, nb_hi / na_lo).sqrt()
             bound = 1 - abs(1 - rho) / (1 + rho * rho).sqrt()
-            out["rho"] = arb_to_interval(rho)
-            out["pairing_bound"] = arb_to_interval(bound)
-            out["pairing_gap"] = arb_to_interval(bound - pair)
+            put("rho", rho)
+            put("pairing_bound", bound)
+            put("pairing_gap", bound - pair)
     finally:
         ctx.prec = old
     return out
@@ -634,7 +639,9 @@ def head_spectrum(gd: GramData, rank: int, digits: int = 9, budget: Budget | Non
     g = grid_exponent(T)
     if rank == m:
         zero = 0
-        providers = _providers(gd, budget)
+        # the exact roots close the ladder: rigorous and deterministic, used when every
+        # enclosure fails (a Gram matrix beyond float range or numerically singular)
+        providers = _providers(gd, budget) + [_exact_root_provider(counter, 0)]
     else:
         try:
             zero = counter.zero_multiplicity()
@@ -722,7 +729,9 @@ def head_spectrum(gd: GramData, rank: int, digits: int = 9, budget: Budget | Non
                      f"(reached {w:.2g})")
     if stuck_all:
         notes.append(f"{len(stuck_all)} cells could not be refined (enclosures and exact counts out of budget)")
-    notes.extend(dec.notes)
+    # which enclosure failed on this machine is a fact about the machine, not the head:
+    # diagnostics, never part of a table or a certificate
+    stats["diagnostics"] = list(dec.notes)
     # --- merge cells
     merged: dict = {}
     for i in range(k_nz):

@@ -159,7 +159,7 @@ class _Basis:
         w = self.w
         rel = np.ldexp(np.abs(dY), -self.f[None, :])
         mx = float(np.max(rel)) if rel.size else 0.0
-        if not np.isfinite(mx):
+        if not np.isfinite(mx) or mx > 2.0 ** 20:
             raise EnclosureFailed("Newton correction is not finite")
         if mx == 0.0:
             return
@@ -242,7 +242,8 @@ def enclose_sliced(gd: GramData, Gm_s: tuple, max_newton: int = 3) -> Enclosure:
         if (h < 2.0 ** -35 and ob < 2.0 ** -30) or it == max_newton or (h > prev[0] / 16 and ob > prev[1] / 16):
             break
         prev = (h, ob)
-        W = np.zeros((m, m))
+        if not h < 0.25:
+            break                     # too far from orthogonal for Newton: the bounds below fail cleanly
         gap = dB[:, None] - dB[None, :]
         sep = np.abs(gap) > 2.0 ** -20 * bn
         with np.errstate(divide="ignore", invalid="ignore"):
