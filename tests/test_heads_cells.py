@@ -146,7 +146,10 @@ def test_every_rigorous_route_gives_the_same_cells(monkeypatch):
         return [_Provider("wide", lambda: [(-big, big)] * 8)]
 
     monkeypatch.setattr(cells_mod, "_providers", wide)
-    hs = head_spectrum(gram_data(q, k), 8)
+    hs = head_spectrum(gram_data(q, k), 8)          # the exact roots of charpoly(X) close the ladder
+    assert hs.witness() == ref.witness() and hs.stats.get("charpoly-roots", 0) > 0
+    monkeypatch.setattr(cells_mod, "_exact_root_provider", lambda counter, zero: wide(None, None)[0])
+    hs = head_spectrum(gram_data(q, k), 8)          # exact Descartes counts alone
     assert hs.witness() == ref.witness()
     assert hs.stats.get("exact-count", 0) > 0
 
@@ -195,3 +198,26 @@ def test_byte_identical_across_blas_threads_and_kernels():
     assert json.loads(ref)[0]["cells"]["kind"] == "cells"
     for name, text in outs.items():
         assert text == ref, name
+
+
+def test_split_gram_route_is_exact():
+    """Z Zᵀ with the few small entries handled apart equals Python-integer
+    Z Zᵀ, and the traces ‖L‖², tr(L²) equal those of the rational L."""
+    from qkverify.heads.exact_gram import _float32_integers, _split_parts
+
+    rng = np.random.default_rng(5)
+    n, N = 6, 1500
+    q = (rng.standard_normal((n, N)) / 40).astype(np.float32)
+    k = (rng.standard_normal((n, N)) / 40).astype(np.float32)
+    q[0, :5] *= np.float32(2.0 ** -30)                 # a few tiny entries: a third slice otherwise
+    k[2, 7] = np.float32(3e-12)
+    Zi, e = _float32_integers(np.concatenate([k, q]))
+    assert _split_parts(Zi, N) is not None
+    g = gram_data(q, k)
+    Zo = Zi.astype(object)
+    G = Zo @ Zo.T
+    assert all(int(G[i, j]) == int(g.G[i, j]) for i in range(2 * n) for j in range(2 * n))
+    K, Q = Zo[:n], Zo[n:]
+    # ‖KᵀQ‖² = tr((KKᵀ)(QQᵀ)) and tr((KᵀQ)²) = tr((QKᵀ)²): n x n products of the integers
+    assert int(np.trace((K @ K.T) @ (Q @ Q.T))) == g.frob_L
+    assert int(np.trace((Q @ K.T) @ (Q @ K.T))) == g.tr_L2

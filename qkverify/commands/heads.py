@@ -50,7 +50,8 @@ def add_arguments(p) -> None:
                         "for a LocalCluster of K worker processes")
     p.add_argument("--layers", default=None, help="layers to certify, e.g. 0,2,4-5 (default all)")
     p.add_argument("--digits", type=int, default=9,
-                   help="relative width of the b, c, d enclosures is at most 10^-digits (default 9)")
+                   help="width of the b, c, d enclosures at most 10^-digits relative to the value, or to "
+                        "10^-6·(1 − a) for smaller values (default 9)")
     p.add_argument("--n-heads", type=int, default=None, help="head count for safetensors without config.json")
     p.add_argument("--n-kv-heads", type=int, default=None, help="KV head count (grouped-query) without config.json")
     p.add_argument("--exact-signature", choices=("all", "first", "none"), default="first",

@@ -35,9 +35,10 @@ coarser cells alone, so the final cells are a function of the weights:
 * order: α_j vs β_j (the j-th largest positive eigenvalue and the j-th
   largest |negative| one; faces c = 0, d = 0 and the c/d split) is decided
   when the closed cells are disjoint; otherwise both cells are refined;
-* digits: when the relative width of b, c or d computed from the cells is
-  above 10^-digits, every cell is refined by the number of levels that the
-  width asks for (then again while it is still too wide).
+* digits: when the width of b, c or d computed from the cells is above
+  10^-digits relative to max(value, 10^-6·(1 − a)) (:data:`SHARE_FLOOR`),
+  every cell is refined by the number of levels that the width asks for
+  (then again while it is still too wide).
 
 Each rule stops at a level cap; an order still open there is ``'?'`` (never a
 float guess), unless the exact characteristic polynomial (within the
@@ -514,13 +515,22 @@ def profile_enclosures(iv: list, n_pos: int, order: list, frob_L: int, frob_S: f
     return out
 
 
-def _rel_width(iv: tuple) -> float:
+#: below this share of the symmetric energy 1 − a, the digits target of b, c, d
+#: is absolute (10^-digits · SHARE_FLOOR · (1 − a)): nine significant digits of a
+#: c of 1e-16 say nothing that the exact face decision c ≠ 0 does not
+SHARE_FLOOR = fmpq(1, 10 ** 6)
+
+
+def _rel_width(iv: tuple, floor: fmpq) -> float:
+    """Width of [lo, hi] relative to max(lo, floor) (floor > 0)."""
     lo, hi = iv
     if lo == hi:
         return 0.0
-    if lo <= 0:
+    ref = max(lo, floor)
+    if ref <= 0:
         return math.inf
-    return float(Fraction(int((hi - lo).p), int((hi - lo).q)) / Fraction(int(lo.p), int(lo.q)))
+    q = (hi - lo) / ref
+    return float(Fraction(int(q.p), int(q.q)))
 
 
 # ---------------------------------------------------------------------------
@@ -709,9 +719,11 @@ def head_spectrum(gd: GramData, rank: int, digits: int = 9, budget: Budget | Non
     # --- digits of b, c, d
     target = 10.0 ** (-digits)
 
+    floor = SHARE_FLOOR * frob_S / frob_L if frob_L else SHARE_FLOOR
+
     def widths():
         enc = profile_enclosures(bounds(), n_pos, order, frob_L, frob_S)
-        return enc, max(_rel_width(enc[k]) for k in ("b", "c", "d")
+        return enc, max(_rel_width(enc[k], floor) for k in ("b", "c", "d")
                         if not (k == "c" and "?" in order) and not (k == "d" and "?" in order))
 
     enc, w = widths()

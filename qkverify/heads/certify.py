@@ -57,7 +57,7 @@ FLOAT_KEYS = ("float64_n_pos", "float64_n_neg", "float64_n_zero", "float64_a", "
 class HeadOptions:
     """Per-head settings (picklable).
 
-    digits        -- target relative width 10^-digits of b, c, d (default 9)
+    digits        -- target width of b, c, d: 10^-digits relative to max(value, 10^-6·(1 − a)) (default 9)
     charpoly      -- exact signature by charpoly(½JG) + Descartes (within the budget)
     direct        -- also the direct N x N route (charpoly of S; within the budget)
     compare_float -- run the authors' float64 pipeline (display only) and flag disagreements

@@ -38,70 +38,12 @@ import math
 import numpy as np
 from flint import arb, ctx, fmpq
 
+from .digits import carry as _carry
+from .digits import digit_width, digits_of_int64 as _digits_of_int64
 from .enclosure import Enclosure, EnclosureFailed, _float_basis, _fro_ub, _g, _imul, _perm, _up
 from .exact_gram import TINY, U, GramData
 
 PREC = 192
-
-
-def digit_width(m: int) -> int:
-    """Largest w with 2w − 2 + ⌈log₂ m⌉ ≤ 53 (products of two balanced
-    w-bit digits summed over m terms are exact in float64).
-
-    >>> digit_width(256), digit_width(128)
-    (23, 24)
-    """
-    return (55 - max(1, math.ceil(math.log2(max(m, 2))))) // 2
-
-
-def _carry(acc: dict, w: int) -> tuple[list[np.ndarray], int]:
-    """Balanced base-2^w digits of Σ_q acc[q]·2^(wq) (acc: int64 arrays whose
-    entries stay below 2^62).  Returns (digits as float64 arrays, lowest
-    position)."""
-    keys = sorted(acc)
-    lo, hi = keys[0], keys[-1]
-    half = 1 << (w - 1)
-    mask = (1 << w) - 1
-    out = []
-    carry = np.zeros_like(acc[lo])
-    q = lo
-    while q <= hi or carry.any():
-        v = acc[q] + carry if q in acc else carry
-        d = ((v + half) & mask) - half            # in [−2^(w−1), 2^(w−1))
-        carry = (v - d) >> w                      # exact: v − d is a multiple of 2^w
-        out.append(d.astype(np.float64))
-        q += 1
-    while len(out) > 1 and not out[-1].any():
-        out.pop()
-    return out, lo
-
-
-def _digits_of_int64(A: np.ndarray, w: int, shift: int = 0) -> dict:
-    """acc-form {position: int64} of A·2^shift, A int64 with |A| < 2^62."""
-    acc: dict = {}
-    q0, r0 = divmod(shift, w)
-    half = 1 << (w - 1)
-    mask = (1 << w) - 1
-    v = A.astype(np.int64)
-    t = 0
-    while True:
-        d = ((v + half) & mask) - half
-        v = (v - d) >> w
-        # d·2^(r0) < 2^(2w−1): fits int64 with room for sums
-        acc[q0 + t] = acc.get(q0 + t, 0) + (d << r0)
-        t += 1
-        if not v.any():
-            break
-    return acc
-
-
-def gram_digits(gd: GramData, w: int) -> tuple[list[np.ndarray], int]:
-    """Balanced base-2^w digits of G = Z Zᵀ (exact) from its int64 parts."""
-    acc: dict = {}
-    for sh, P in gd.parts:
-        for q, v in _digits_of_int64(P, w, sh).items():
-            acc[q] = acc[q] + v if q in acc else v
-    return _carry(acc, w)
 
 
 def _column_sums(A: list, B: list, rows_a: slice, rows_b: slice) -> dict:
@@ -198,7 +140,7 @@ def enclose_sliced(gd: GramData, Gm_s: tuple, max_newton: int = 3) -> Enclosure:
     m = 2 * n
     Gm, _, s = Gm_s
     w = digit_width(m)
-    Gd, glo = gram_digits(gd, w)
+    Gd, glo = gd.digits(w)
     Y = _Basis(_float_basis(Gm, n), w)
     p = _perm(n)
     I = np.eye(m)
