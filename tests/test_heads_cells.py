@@ -46,19 +46,32 @@ def _rec(q, k, i=0):
     return HeadRecord("t", 0, i, i, q, k, {"file": "x", "sha256": "0" * 64, "tensors": []})
 
 
-def _exact_roots(q, k) -> list:
-    """Eigenvalues of X = J·Z Zᵀ by sympy (independent of qkverify)."""
-    g = gram_data(q, k)
-    G = sympy.Matrix(g.G.tolist())
+def _charpoly_X(q, k) -> sympy.Poly:
+    """charpoly(J·Z Zᵀ) by sympy from Python-integer Z (independent of qkverify's Gram route)."""
+    from qkverify.heads.exact_gram import _float32_integers
+
+    Zi, _ = _float32_integers(np.concatenate([k, q]))
+    Z = sympy.Matrix(Zi.astype(object).tolist())
+    G = Z * Z.T
     n = q.shape[0]
     J = sympy.zeros(2 * n, 2 * n)
     for i in range(n):
         J[i, n + i] = J[n + i, i] = 1
-    p = (J * G).charpoly()
-    roots = []
-    for r in sympy.Poly(p.as_expr(), p.gen).all_roots():
-        roots.append(r)
-    return roots
+    x = sympy.Symbol("x")
+    return sympy.Poly((J * G).charpoly(x).as_expr(), x)
+
+
+def _count(p: sympy.Poly, lo: Fraction, hi: Fraction) -> int:
+    """Roots of p in [lo, hi) with multiplicity (sympy: count_roots on the
+    square-free factors, which counts the closed interval)."""
+    tot = 0
+    a, b = sympy.Rational(lo.numerator, lo.denominator), sympy.Rational(hi.numerator, hi.denominator)
+    for f, mult in p.sqf_list()[1]:
+        c = f.count_roots(a, b)
+        if f.eval(b) == 0:
+            c -= 1
+        tot += mult * c
+    return tot
 
 
 @pytest.mark.parametrize("which", range(4))
@@ -67,24 +80,23 @@ def test_cells_hold_the_exact_roots_with_exact_counts(which):
     g = gram_data(q, k)
     rank = 8 if rank_witness(g) is not None else None
     hs = head_spectrum(g, rank if rank else 8 - 0)
-    roots = _exact_roots(q, k)
-    nonzero = [r for r in roots if r != 0]
-    assert hs.zero == len(roots) - len(nonzero)
-    # the grid rule, checked from tr(X²) = Σν² computed independently
-    T = sum(sympy.nsimplify(r) ** 2 for r in roots) if which == 3 else None
+    p = _charpoly_X(q, k)
+    coeffs = p.all_coeffs()[::-1]
+    zero = next(i for i, c in enumerate(coeffs) if c != 0)
+    assert hs.zero == zero
     assert hs.grid_exponent == grid_exponent(2 * (g.frob_L + g.tr_L2))
     total = 0
     for kk, r, c in hs.cells:
         lo = Fraction(kk) * Fraction(2) ** (hs.grid_exponent - r)
         hi = Fraction(kk + 1) * Fraction(2) ** (hs.grid_exponent - r)
-        inside = [x for x in nonzero if sympy.Rational(lo.numerator, lo.denominator) <= x
-                  < sympy.Rational(hi.numerator, hi.denominator)]
-        assert len(inside) == c, (kk, r, c)
+        got = _count(p, lo, hi) - (zero if lo == 0 else 0)
+        assert got == c, (kk, r, c)
         total += c
-    assert total == len(nonzero)
-    # signature from the cells = sympy's
-    assert (hs.n_pos, hs.n_neg) == (sum(1 for x in nonzero if x > 0), sum(1 for x in nonzero if x < 0))
-    if T is not None:
+    assert total == 8 - zero
+    # the signature from the cells = sympy's counts of positive / negative roots
+    big = Fraction(2) ** 400
+    assert hs.n_pos == _count(p, Fraction(0), big) - zero and hs.n_neg == _count(p, -big, Fraction(0))
+    if which == 3:                                      # W_Q ⟂ W_K with equal norms: α_j = β_j exactly
         assert hs.order == ["="] * 4 and hs.faces["c0"] is True and hs.faces["d0"] is True
 
 

@@ -181,6 +181,28 @@ def _plan(model, layers, cfg: RunConfig, existing: Callable[[int, int], Path | N
     return todo, first
 
 
+#: below this estimated work a process pool costs more (spawning, imports) than it saves
+POOL_MIN_SECONDS = 4.0
+
+
+def estimated_seconds(model, todo: list, cfg: RunConfig) -> float:
+    """A rough, deterministic estimate of the work left: per head about
+    0.9 ns·N·(2n)² + 30 ms (fitted at the survey shapes), plus the exact
+    routes of the first head that fit the budget."""
+    from .budget import charpoly_cost
+
+    N, n = model.d_model, model.d_head
+    heads = sum(len(h) for _, h in todo)
+    sec = heads * (0.9e-9 * N * (2 * n) ** 2 + 0.03)
+    bits = 60                      # typical bit length of Z Zᵀ's entries for float32 weights
+    for m, on in ((N, cfg.direct != "none"), (2 * n, cfg.exact_signature != "none")):
+        if on:
+            t, b = charpoly_cost(m, bits)
+            if cfg.budget.force or (t <= cfg.budget.seconds and b <= cfg.budget.bytes):
+                sec += t
+    return sec
+
+
 def run_local(ref: ModelRef, model, layers: list[int] | None, cfg: RunConfig, jobs: int,
               existing: Callable[[int, int], Path | None], on_result: Callable[[dict], None]) -> None:
     """Certify every selected head in this process (jobs = 1) or in a pool of
@@ -188,7 +210,7 @@ def run_local(ref: ModelRef, model, layers: list[int] | None, cfg: RunConfig, jo
     themselves).  ``existing(layer, head)`` names a certificate already on
     disk (or None); ``on_result`` receives each result as it is ready."""
     todo, first = _plan(model, layers, cfg, existing, on_result)
-    if jobs <= 1 or len(todo) <= 1 and sum(len(h) for _, h in todo) <= 1:
+    if jobs <= 1 or estimated_seconds(model, todo, cfg) < POOL_MIN_SECONDS:
         for l, hs in todo:
             for res in certify_layer(ref, l, cfg, first, hs):
                 on_result(res)
