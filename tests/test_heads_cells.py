@@ -146,7 +146,7 @@ def test_every_rigorous_route_gives_the_same_cells(monkeypatch):
             return [p for p in real(gd, budget) if p.name in names]
         return providers
 
-    for names in (("arb-256",), ("exact-products",)):
+    for names in (("arb-256",), ("exact-products",), ("sliced-exact",)):
         monkeypatch.setattr(cells_mod, "_providers", only(names))
         hs = head_spectrum(gram_data(q, k), 8)
         assert hs.witness() == ref.witness(), names

@@ -521,6 +521,38 @@ def profile_enclosures(iv: list, n_pos: int, order: list, frob_L: int, frob_S: f
 SHARE_FLOOR = fmpq(1, 10 ** 6)
 
 
+def _weighty(iv: list, n_pos: int, order: list, frob_L: int, allow: dict) -> set[int]:
+    """Indices whose cell width can move a coordinate that is still too wide
+    by more than its share: to first order a width w of α_j moves b by
+    w·β_j/(2‖L‖²) and c (when α_j > β_j) or d (α_j < β_j) by w·|α_j − β_j|/(2‖L‖²)
+    (ν units); ``allow`` maps each too-wide coordinate to the absolute width it
+    may take, shared evenly among the pairs.  A function of the cells alone."""
+    m = len(iv)
+    al, be = _pairs(iv, n_pos)
+    pairs = max(len(al), 1)
+    fL2 = 2 * fmpq(frob_L)
+    out = set()
+    for j, ((a0, a1), (b0, b1)) in enumerate(zip(al, be)):
+        o = order[j] if j < len(order) else "?"
+        diff = max(a1 - b0, b1 - a0, fmpq(0))
+        ia = j if j < n_pos else None
+        ib = m - 1 - j if j < m - n_pos else None
+        for i, (lo, hi), partner in ((ia, (a0, a1), max(abs(b0), abs(b1))), (ib, (b0, b1), max(abs(a0), abs(a1)))):
+            if i is None:
+                continue
+            wdt = hi - lo
+            hit = False
+            if "b" in allow and wdt * partner / fL2 > allow["b"] / pairs:
+                hit = True
+            if not hit and o in (">", "?") and "c" in allow and wdt * diff / fL2 > allow["c"] / pairs:
+                hit = True
+            if not hit and o in ("<", "?") and "d" in allow and wdt * diff / fL2 > allow["d"] / pairs:
+                hit = True
+            if hit:
+                out.add(i)
+    return out
+
+
 def _rel_width(iv: tuple, floor: fmpq) -> float:
     """Width of [lo, hi] relative to max(lo, floor) (floor > 0)."""
     lo, hi = iv
@@ -567,6 +599,10 @@ def _providers(gd: GramData, budget: Budget) -> list[_Provider]:
     def sliced():
         return _from_enclosure(enclose_sliced(gd, gram_float()), m)
 
+    def sliced_exact():
+        budget.exact_products(gd)
+        return _from_enclosure(enclose_sliced(gd, gram_float(), max_newton=5, exact_offdiag=True), m)
+
     def exact_products():
         budget.exact_products(gd)
         return _from_enclosure(enclose_exact_products(gd.G_fmpz(), n, gram_float(), prec=192), m)
@@ -578,7 +614,7 @@ def _providers(gd: GramData, budget: Budget) -> list[_Provider]:
                                                target_bits=prec - 64, max_steps=10), m)
         return run
 
-    return [_Provider("sliced", sliced), _Provider("exact-products", exact_products),
+    return [_Provider("sliced", sliced), _Provider("sliced-exact", sliced_exact), _Provider("exact-products", exact_products),
             _Provider("arb-256", arb_route(256)), _Provider("arb-640", arb_route(640))]
 
 
@@ -716,25 +752,26 @@ def head_spectrum(gd: GramData, rank: int, digits: int = 9, budget: Budget | Non
     equal_pairs: list[int] = []
     if "?" in order:
         order, equal_pairs = _exact_ties(order, counter, n_pos, zero, notes)
-    # --- digits of b, c, d
+    # --- digits of b, c, d: refine the cells whose width weighs most
     target = 10.0 ** (-digits)
-
     floor = SHARE_FLOOR * frob_S / frob_L if frob_L else SHARE_FLOOR
+    coords = [k for k in ("b", "c", "d") if not (k in "cd" and "?" in order)]
 
     def widths():
         enc = profile_enclosures(bounds(), n_pos, order, frob_L, frob_S)
-        return enc, max(_rel_width(enc[k], floor) for k in ("b", "c", "d")
-                        if not (k == "c" and "?" in order) and not (k == "d" and "?" in order))
+        return enc, max((_rel_width(enc[k], floor) for k in coords), default=0.0)
 
     enc, w = widths()
-    extra = 0
     cap = digits_level_cap(digits)
-    while w > target and extra < cap:
-        step = max(1, min(cap - extra, int(math.ceil(math.log2(w / target))) if w < math.inf else 4))
-        for _ in range(step):
-            stuck = refine(set(range(k_nz)) - stuck_all)
-            stuck_all |= stuck
-        extra += step
+    while w > target and frob_L:
+        # the absolute width each too-wide coordinate may take (exact rationals)
+        tq = fmpq(1, 10 ** digits)
+        allow = {k: tq * max(enc[k][0], floor) / 2 for k in coords if _rel_width(enc[k], floor) > target}
+        want = _weighty(bounds(), n_pos, order, frob_L, allow)
+        want = {i for i in want if level[i] < cap} - stuck_all
+        if not want:
+            break
+        stuck_all |= refine(want)
         enc, w = widths()
     if w > target:
         notes.append(f"relative width 1e-{digits} of b, c, d not reached within {cap} extra levels "
