@@ -149,3 +149,13 @@ def test_producer_crash_inputs_of_issue_8():
     assert (r["row"]["n_pos"], r["row"]["n_neg"], r["row"]["n_zero"]) == (0, 0, 6)
     assert [w["kind"] for w in r["witnesses"]] == ["rank", "inertia_charpoly"]
     assert r["verdict"] == "undecided" and "L = 0" in r["row"]["notes"]
+
+
+def test_no_resume_recomputes_and_compares(tmp_path, capsys):
+    p = _model(tmp_path)
+    a = tmp_path / "a"
+    assert main(["heads", str(p), "--out", str(a), "--quiet", "--no-plot"]) == 0
+    ref = _files(a)
+    capsys.readouterr()
+    assert main(["heads", str(p), "--out", str(a), "--no-resume", "--no-plot"]) == 0
+    assert "resumed" not in capsys.readouterr().err and _files(a) == ref

@@ -70,6 +70,9 @@ def add_arguments(p) -> None:
     p.add_argument("--no-certificates", action="store_true", help="tables and picture only")
     p.add_argument("--no-plot", action="store_true", help="skip the PNG")
     p.add_argument("--force", action="store_true", help="recompute every head and replace different existing certificates")
+    p.add_argument("--no-resume", action="store_true",
+                   help="recompute every head even when its certificate (same weights, same options) is already "
+                        "there; a different result is then refused unless --force")
     p.add_argument("--quiet", action="store_true", help="no table on stdout, no progress bar")
 
 
@@ -203,7 +206,7 @@ def _one_model(spec, layers, cfg, args, base: Path, multi: bool, client) -> tupl
                desc=model.name[:30])
 
     def existing(l: int, h: int):
-        if args.force or args.no_certificates:
+        if args.force or args.no_certificates or args.no_resume:
             return None
         p = out / f"L{l:02d}H{h:02d}.json"
         return p if p.is_file() else None
