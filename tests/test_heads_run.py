@@ -7,14 +7,13 @@ from __future__ import annotations
 import csv
 import json
 import os
-import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from qkverify.cli import main
-from qkverify.heads.certify import HeadOptions, certify_head
+from qkverify.heads.certify import certify_head
 from qkverify.models.base import HeadRecord
 
 from test_models import _write_bert

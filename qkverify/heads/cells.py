@@ -62,7 +62,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 import numpy as np
-from flint import arb, ctx, fmpq, fmpz, fmpz_poly
+from flint import arb, ctx, fmpq, fmpz_poly
 
 from ..errors import QKInputError
 from ..exact.algebraic import arb_to_interval
@@ -562,7 +562,7 @@ def _rel_width(iv: tuple, floor: fmpq) -> float:
     if ref <= 0:
         return math.inf
     q = (hi - lo) / ref
-    return float(Fraction(int(q.p), int(q.q)))
+    return int(q.p) / int(q.q)            # correctly rounded int division
 
 
 # ---------------------------------------------------------------------------
@@ -734,7 +734,6 @@ def head_spectrum(gd: GramData, rank: int, digits: int = 9, budget: Budget | Non
             break
         stuck_all |= refine(want)
     # --- order α_j vs β_j
-    mpairs = max(n_pos, n_neg)
     while True:
         sym_ = order_symbols(bounds(), n_pos)
         want = set()

@@ -29,7 +29,6 @@ from __future__ import annotations
 import hashlib
 import time
 from dataclasses import dataclass, field
-from fractions import Fraction
 
 import numpy as np
 from flint import fmpq, fmpz_mat
@@ -84,7 +83,7 @@ class HeadOptions:
 def _float(q) -> float | None:
     """Nearest float of an exact rational (deterministic), None on overflow."""
     try:
-        return float(Fraction(int(q.p), int(q.q)))
+        return int(q.p) / int(q.q)        # Python's int division is correctly rounded
     except OverflowError:
         return None
 

@@ -147,10 +147,13 @@ def _exact_cross(A: list, alo: int, B: list, blo: int, w: int) -> tuple[np.ndarr
     D, lo = _carry(acc, w)
     val = np.zeros((m, m))
     ab = np.zeros((m, m))
-    for q, X in enumerate(D):
-        t = np.ldexp(X, w * (q + lo))
-        val += t
-        ab += np.abs(t)
+    with np.errstate(over="ignore", invalid="ignore"):
+        for q, X in enumerate(D):
+            t = np.ldexp(X, w * (q + lo))
+            val += t
+            ab += np.abs(t)
+    if not (np.all(np.isfinite(val)) and np.all(np.isfinite(ab))):
+        raise EnclosureFailed("exact products beyond the float64 range")
     return val, ab * ((len(D) + 1) * U * 1.01) + TINY * len(D)
 
 
@@ -195,10 +198,13 @@ def enclose_sliced(gd: GramData, Gm_s: tuple, max_newton: int = 3, exact_offdiag
         # float P̂ = ĜY = 2^(−s)·G·Y with a radius
         Pm = np.zeros((m, m))
         ab = np.zeros((m, m))
-        for q, D in enumerate(Pd):
-            t = np.ldexp(D, w * (q + plo) + Y.f[None, :] - s)
-            Pm += t
-            ab += np.abs(t)
+        with np.errstate(over="ignore", invalid="ignore"):
+            for q, D in enumerate(Pd):
+                t = np.ldexp(D, w * (q + plo) + Y.f[None, :] - s)
+                Pm += t
+                ab += np.abs(t)
+        if not (np.all(np.isfinite(Pm)) and np.all(np.isfinite(ab))):
+            raise EnclosureFailed("G·Y beyond the float64 range")
         Pr = ab * ((len(Pd) + 1) * U * 1.01) + TINY * len(Pd)
         if exact_offdiag:
             Bm, Br, Hm, Hr = _exact_offdiag(Pd, plo, Y, w, p, s)
