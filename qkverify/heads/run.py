@@ -270,13 +270,21 @@ def run_dask(client, ref: ModelRef, model, layers: list[int] | None, cfg: RunCon
     (carrying the ModelRef, never arrays), retried when its worker dies."""
     from dask.distributed import as_completed
 
+    try:
+        from distributed.scheduler import KilledWorker
+    except ImportError:                       # pragma: no cover - older layouts
+        KilledWorker = RuntimeError
     todo, first = _plan(model, layers, cfg, existing, on_result)
     tag = uuid.uuid4().hex[:8]
     futs = [client.submit(certify_layer, ref, l, cfg, first, hs, key=f"qkverify-{tag}-L{l}",
                           retries=retries, pure=False) for l, hs in todo]
-    for f in as_completed(futs):
-        for res in f.result():
-            on_result(res)
+    try:
+        for f in as_completed(futs):
+            for res in f.result():
+                on_result(res)
+    except KilledWorker as err:
+        raise QKInputError(f"Dask workers died on every try of a task ({err.__class__.__name__}; out of memory?); "
+                           "finished heads are kept: a rerun resumes") from None
 
 
 def strip_private(row: dict) -> dict:
