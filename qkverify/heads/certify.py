@@ -303,8 +303,10 @@ def float_columns(rec: HeadRecord, row: dict, cut: float) -> None:
         row[f"float64_{k}"] = _sig6(fp.get(k))
     mx = fp.get("max_abs_eig") or 0.0
     row["float64_min_abs_eig_rel"] = _sig6(fp["min_abs_eig"] / mx) if mx and np.isfinite(mx) else None
-    devs = [abs(fp[k] - row[k]) for k in ("a", "b", "c", "d")
-            if isinstance(fp.get(k), float) and isinstance(row.get(k), float) and np.isfinite(fp[k])]
+    # the deviation is taken from the displayed (6-digit) float values, so it is
+    # as reproducible as they are: the raw difference would be rounding noise
+    devs = [abs(row[f"float64_{k}"] - row[k]) for k in ("a", "b", "c", "d")
+            if isinstance(row.get(f"float64_{k}"), float) and isinstance(row.get(k), float)]
     row["float64_max_profile_dev"] = _sig6(max(devs)) if devs else None
     row["float64_disagrees"] = bool(flags)
     row["float64_flags"] = "; ".join(flags)
