@@ -20,94 +20,12 @@ def run_cli(*args, cwd=None):
     return r.returncode, r.stdout, r.stderr
 
 
-def test_registry_ids_and_labels():
-    ids = {c.id for c in all_claims()}
-    for need in ("heads_have_balanced_attention", "profile_rank_one", "profile_sum_eq_one", "rank_balance",
-                 "GramForm.charpoly_roots_filter_ne_zero", "profile_scale", "profile_conj"):
-        assert need in ids
-    assert get("Theorem 3").id == "heads_have_balanced_attention"
-    assert get("thm 4").id == "profile_sum_eq_one"
-    assert get("Appendices.MainText.rank_balance").id == "rank_balance"
-    with pytest.raises(QKInputError, match="unknown claim"):
-        get("Theorem 99")
-
-
-def test_theorem3_signature_and_degenerate():
-    WQ = fmpq_mat([[1, 0, 2, 0, 1], [0, 1, 0, 1, 3]])
-    WK = fmpq_mat([[1, 1, 0, 0, 0], [0, 0, 1, -1, 2]])
-    r = get("Theorem 3").check(HeadInput(WQ, WK))
-    assert r.verdict == "holds" and r.values["signature"] == {"n_pos": 2, "n_neg": 2, "n_zero": 1}
-    assert r.values["signature_random_basis"] == {"n_pos": 2, "n_neg": 2, "n_zero": 1}
-    tied = HeadInput(fmpq_mat([[1, 0, 1]]), fmpq_mat([[1, 0, 1]]))
-    with pytest.raises(HypothesisFailed, match="stacked_surjective"):
-        get("Theorem 3").check(tied)
-    # without surjectivity the conclusion fails: W_Q = W_K gives S ⪰ 0, signature (1, 0, 2)
-    assert get("Theorem 3").conclusion(tied).verdict == "fails"
-
-
 def test_lemma10_needs_surjectivity():
     tied = HeadInput(fmpq_mat([[1, 0, 1]]), fmpq_mat([[1, 0, 1]]))
     r = get("Lemma 10").conclusion(tied)
     assert r.verdict == "fails"
     assert r.values["checks"]["½JG invertible (no zero in its spectrum)"] is False
     assert r.values["checks"]["S = ½MᵀJM"] is True  # holds without the hypothesis
-
-
-def test_theorem4_zero_matrix_under_lean_convention():
-    r = get("profile_sum_eq_one").conclusion(MatrixInput(fmpq_mat([[0, 0], [0, 0]])))
-    assert r.verdict == "fails" and "sum is 0" in r.reason
-
-
-def test_theorem4_decomposition_exact_witness():
-    r = get("Theorem 4").check(MatrixInput(fmpq_mat([[1, 2, 0], [2, 1, 0], [0, 0, 3]])))
-    assert r.verdict == "holds" and r.evidence == "exact"
-    dec = [w for w in r.witness["witnesses"] if w["kind"] == "fiber_decomposition"]
-    assert dec and dec[0]["face"] == "d" and dec[0]["exact"]
-    H = fmpq_mat([[fmpq(*map(int, x.split("/"))) if "/" in x else fmpq(int(x)) for x in row] for row in dec[0]["H"]])
-    P = fmpq_mat([[fmpq(*map(int, x.split("/"))) if "/" in x else fmpq(int(x)) for x in row] for row in dec[0]["P"]])
-    S = fmpq_mat([[1, 2, 0], [2, 1, 0], [0, 0, 3]])
-    assert H + P == S and H * P == P * H
-    # ‖P‖² = c‖L‖²: α = (3,3), β = (1,0) → (3−1)² + 3² = 13
-    assert sum((x * x for x in P.entries()), fmpq(0)) == 13
-
-
-def test_prop4_n1_exception():
-    r = get("profile_rank_one").conclusion(MatrixInput(fmpq_mat([[3]])))
-    assert r.verdict == "fails"
-    r2 = get("profile_rank_one").check(MatrixInput(fmpq_mat([[fmpq(3, 5), fmpq(4, 5)], [0, 0]])))
-    assert r2.verdict == "holds" and r2.values["predicted"] == ["8/25", "8/25", "9/25", "0"]
-
-
-def test_lemma3_fails_when_rank_exceeds_n():
-    r = get("rank_balance").conclusion(MatrixInput(fmpq_mat([[1, 0], [0, 1]]), 1))
-    assert r.verdict == "fails"
-
-
-def test_certificate_atomic_identical_and_no_silent_overwrite(tmp_path):
-    c = get("profile")
-    inp = MatrixInput(fmpq_mat([[1, 2], [3, 4]]))
-    cert = certificates.build(c, inp.to_json(), c.check(inp))
-    p = tmp_path / "c.json"
-    assert certificates.write(cert, p) == "written"
-    b1 = p.read_bytes()
-    cert2 = certificates.build(c, inp.to_json(), c.check(inp))
-    assert certificates.write(cert2, p) == "unchanged" and p.read_bytes() == b1
-    other = certificates.build(c, MatrixInput(fmpq_mat([[1, 0], [0, 2]])).to_json(),
-                               c.check(MatrixInput(fmpq_mat([[1, 0], [0, 2]]))))
-    with pytest.raises(QKInputError, match="--force"):
-        certificates.write(other, p)
-    assert p.read_bytes() == b1
-    assert certificates.write(other, p, force=True) == "replaced"
-    assert not list(tmp_path.glob(".*tmp"))
-
-
-def test_schema_rejects_bad_verdict():
-    c = get("symPart")
-    inp = MatrixInput(fmpq_mat([[1, 2], [3, 4]]))
-    cert = certificates.build(c, inp.to_json(), c.check(inp))
-    cert["verdict"] = "probably"
-    with pytest.raises(QKInputError, match="schema"):
-        certificates.validate(cert)
 
 
 def test_cli_profile_json(tmp_path):
@@ -151,26 +69,13 @@ def test_cli_bad_input_exit2_one_line(tmp_path, content, needle):
     assert needle in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
 
 
-def test_cli_check_writes_certificate_and_exit_codes(tmp_path):
-    f = tmp_path / "h.json"
-    f.write_text(json.dumps({"W_Q": [[1, 0, 1]], "W_K": [[1, 0, 1]]}))
-    code, out, err = run_cli("check", "Theorem 3", "--input", str(f), cwd=tmp_path)
-    assert code == 2 and "stacked_surjective" in err
-    g = tmp_path / "l.json"
-    g.write_text("[[1,2],[3,4]]")
-    code, out, err = run_cli("check", "Theorem 4", "--input", str(g), "--out", str(tmp_path / "t4.json"))
-    assert code == 0, err
-    cert = json.loads((tmp_path / "t4.json").read_text())
-    assert cert["verdict"] == "holds" and cert["claim"]["id"] == "profile_sum_eq_one"
-    assert cert["input"]["L"] == [["1", "2"], ["3", "4"]]
-
-
 def test_audit_suite_no_failures(tmp_path):
-    from qkverify.audit.run import lean_map_problems, run_suite
+    from qkverify.audit.run import lean_map_problems, run_statements, run_suite
 
-    rows = run_suite(tmp_path)
+    rows = run_statements(tmp_path) + run_suite(tmp_path)
     assert not [r for r in rows if r.verdict == "fails"]
-    assert [r for r in rows if r.case == "zero_matrix" and r.verdict == "rejected"]
+    # L = 0: Theorem 4 is evaluated on the declarations without hL (the nonnegativity ones)
+    assert [r for r in rows if r.case == "zero_matrix" and r.claim == "profile_sum_eq_one" and r.verdict == "holds"]
     checked = {r.claim for r in rows if r.verdict == "holds"}
     assert {c.id for c in all_claims() if c.input_kind in ("matrix", "matrix_n", "head", "orthogonal")} <= checked
     n_cert = len(list(tmp_path.rglob("*.json")))
@@ -196,39 +101,23 @@ def test_lemma3_on_orthogonal_file_names_the_problem(tmp_path):
 
 
 def test_audit_does_not_stop_at_a_refused_certificate(tmp_path):
-    from qkverify.audit.run import run_suite
+    from qkverify.audit.run import run_statements
 
-    run_suite(tmp_path)
+    run_statements(tmp_path)
     victim = tmp_path / "profile" / "N1_negative.json"
     victim.write_text(victim.read_text().replace('"holds"', '"fails"'))
-    rows = run_suite(tmp_path)
+    rows = run_statements(tmp_path)
     refused = [r for r in rows if r.write_status.startswith("refused")]
     assert [r.certificate for r in refused] == [str(victim)]
     assert sum(1 for r in rows if r.write_status == "unchanged") == len([r for r in rows if r.certificate]) - 1
 
 
-@pytest.mark.parametrize("claim,hyp", [("rank_balance", "rank_le_n"), ("Theorem 3", "stacked_surjective"),
-                                       ("profile_rank_one", "N_ge_2")])
-def test_probe_counterexample_rechecked_by_check(tmp_path, claim, hyp):
-    code, out, err = run_cli("probes", claim, "--out", str(tmp_path), "--json", "--budget", "50")
-    assert code in (0, 1), err
-    (table,) = tmp_path.glob("probes*.json")
-    rows = json.loads(table.read_text())["probes"]
-    row = next(r for r in rows if r["hypothesis"] == hyp)
-    assert row["status"] == "needed"
-    # without --drop, check refuses the input (the hypothesis fails); with it, the conclusion fails
-    code, out, err = run_cli("check", claim, "--input", row["input_file"], "--no-cert")
-    assert code == 2 and hyp in err
-    code, out, err = run_cli("check", claim, "--input", row["input_file"], "--drop", hyp, "--no-cert")
-    assert code == 1 and "fails [exact]" in out
-
-
 def test_dropped_hypothesis_certificate_verifies(tmp_path):
     """A certificate written under --drop is still re-checked by the kernel."""
     f = tmp_path / "anti.json"
-    f.write_text("[[0,1],[-1,0]]")  # S = 0: Lemma 4's hypothesis S ≠ 0 fails
+    f.write_text("[[0,1],[-1,0]]")  # S = 0: profile_scale's hypothesis hS (symPart L ≠ 0) fails
     out = tmp_path / "c.json"
-    code, _, err = run_cli("check", "profile_scale", "--input", str(f), "--drop", "S_ne_zero", "--out", str(out))
+    code, _, err = run_cli("check", "profile_scale", "--input", str(f), "--drop", "hS", "--out", str(out))
     assert code == 0, err
     code, stdout, err = run_cli("verify", str(out))
     assert code == 0 and "valid" in stdout, stdout + err

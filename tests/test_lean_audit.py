@@ -1,23 +1,35 @@
-"""`qkverify lean-audit`: blueprint parsing, numbering and the coverage report."""
+"""`qkverify lean-audit`: blueprint parsing and the shipped skeleton, the
+per-declaration status (checked / computed / mapped only), findings, failures
+and exit codes."""
 
 from __future__ import annotations
 
 import json
-import shutil
-import sys
-import types
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
+from qkverify.audit.lean_audit import (
+    Certificate,
+    EvaluatedDecl,
+    coverage_lines,
+    load_skeleton,
+    parse_blueprint,
+    read_blueprint,
+    render_text,
+    run_lean_audit,
+    scan_certificates,
+)
+from qkverify.audit.leanmap import load_lean_map, read_decls
 from qkverify.cli import main
 from qkverify.errors import QKInputError
-from qkverify.audit.lean_audit import parse_blueprint, render_text, run_audit
-from qkverify.audit.leanmap import DEFAULT_MAP_DIR, load_lean_map, read_decls
 
-# A small leanblueprint file in the style of blueprint/src/content.tex.
-FIXTURE = r"""
+# A small leanblueprint file in the style of the older blueprint sources
+# (content.tex at 0d2da7f / ccc2983): one definition counter, Def 1 for the parts.
+OLD_STYLE = r"""
+\newtheorem{definition}{Definition}\newtheorem{lemma}{Lemma}\newtheorem{proposition}{Proposition}
 \chapter{Profiles}
 \begin{definition}[Symmetric and antisymmetric parts]
 \label{def:parts}
@@ -43,7 +55,6 @@ FIXTURE = r"""
 \end{lemma}
 \begin{proof}
 \leanok
-\uses{def:parts}
 \end{proof}
 \setcounter{proposition}{5}
 \begin{proposition}[Expected symmetric energy for random low-rank QK products]
@@ -55,44 +66,60 @@ FIXTURE = r"""
 \begin{lemma}[Proportional lobes]
 \label{lem:proportional}
 \lean{Appendices.proportional_lobes}
-\uses{def:profile}
 \end{lemma}
-\begin{theorem*}[An unnumbered remark-like theorem]
+\begin{theorem*}[An unnumbered theorem]
 \label{thm:star}
 \end{theorem*}
-\begin{corollary}[No Lean yet]
-\label{cor:none}
-\end{corollary}
 """
 
 
-@pytest.fixture
-def tex(tmp_path) -> Path:
-    p = tmp_path / "content.tex"
-    p.write_text(FIXTURE, encoding="utf-8")
-    return p
+@pytest.fixture(scope="module")
+def entries():
+    return load_lean_map()
 
 
-def test_parse_blueprint_numbering_and_fields():
-    st = parse_blueprint(FIXTURE)
+@pytest.fixture(scope="module")
+def skeleton():
+    return load_skeleton()
+
+
+def _audit(entries, skeleton, **kw):
+    kw.setdefault("registered", set())
+    kw.setdefault("claims", [SimpleNamespace(id=e.checker, label=e.label, hypotheses=(), lean_decls=())
+                             for e in entries.values() if e.checker])
+    kw.setdefault("certificates", [])
+    return run_lean_audit(entries, read_decls(), skeleton[0], **kw)
+
+
+# ---------------------------------------------------------------- blueprint parsing
+
+def test_parse_old_style_numbering_and_fields():
+    st = parse_blueprint(OLD_STYLE)
     assert [s.display for s in st] == [
-        "Definition 1", "Definition 6", "Lemma 5", "Proposition 6", "Lemma 6", "Theorem*", "Corollary 1"]
-    parts, profile, energy, lowrank, lobes = st[:5]
+        "Definition 1", "Definition 6", "Lemma 5", "Proposition 6", "Lemma 6", "Theorem*"]
+    parts, profile, energy, lowrank, lobes, star = st
     assert parts.lean == ("Appendices.frobSq", "Appendices.symPart", "Appendices.skewPart")
-    assert parts.leanok and parts.label == "def:parts"
-    assert profile.title == "Profile of $\\pi$ {[}four numbers{]}"
-    assert profile.uses == ("def:parts",)
-    assert lowrank.label == "prop:low-rank" and lowrank.uses == ("def:parts", "lem:missing")
+    assert parts.leanok and parts.label == "def:parts" and parts.chapter == 1
+    assert profile.uses == ("def:parts",) and energy.chapter == 2
+    assert lowrank.uses == ("def:parts", "lem:missing")
     assert not lobes.leanok                      # the proof's \leanok belongs to the proof
-    assert energy.leanok and energy.line == 19
+    assert star.number is None and energy.line == 20
 
 
-def test_shared_counters_and_addtocounter():
+def test_counters_shared_within_chapter_and_renewcommand():
     tex = (r"\newtheorem{theorem}{Theorem}\newtheorem{lemma}[theorem]{Lemma}"
-           r"\begin{theorem}\label{a}\end{theorem}\begin{lemma}\label{b}\end{lemma}"
+           r"\newtheorem{corollary}{Corollary}[chapter]"
+           r"\chapter{One}\begin{theorem}\label{a}\end{theorem}\begin{lemma}\label{b}\end{lemma}"
+           r"\begin{corollary}\label{c1}\end{corollary}"
            r"\addtocounter{theorem}{2}\begin{lemma}\label{c}\end{lemma}"
-           r"\begin{definition}\label{d}\end{definition}")
-    assert [s.display for s in parse_blueprint(tex)] == ["Theorem 1", "Lemma 2", "Lemma 5", "Definition 1"]
+           r"\setcounter{definition}{0}\renewcommand{\thedefinition}{A\arabic{definition}}"
+           r"\begin{definition}\label{d}\end{definition}"
+           r"\renewcommand{\thedefinition}{\arabic{definition}}\begin{definition}\label{e}\end{definition}"
+           r"\chapter{Two}\begin{corollary}\label{c2}\end{corollary}"
+           r"\renewcommand\thetheorem{\Alph{theorem}}\begin{theorem}\label{f}\end{theorem}")
+    assert [s.display for s in parse_blueprint(tex)] == [
+        "Theorem 1", "Lemma 2", "Corollary 1.1", "Lemma 5", "Definition A1", "Definition 2",
+        "Corollary 2.1", "Theorem F"]
 
 
 def test_parse_errors_are_one_line():
@@ -100,73 +127,274 @@ def test_parse_errors_are_one_line():
         parse_blueprint("\\chapter{A}\n\\begin{lemma}\\lean{Appendices.frobSq}\n", "x.tex")
     with pytest.raises(QKInputError, match="no theorem/lemma"):
         parse_blueprint("\\chapter{Nothing here}\n", "y.tex")
+    with pytest.raises(QKInputError, match="unsupported counter format"):
+        parse_blueprint(r"\renewcommand{\thelemma}{\roman{lemma}}\begin{lemma}\end{lemma}", "z.tex")
 
 
-def test_audit_against_fixture(tex):
-    report = run_audit(load_lean_map(), read_decls(), parse_blueprint(tex.read_text()),
-                       verifier=None, registry=None)
-    # a \lean{} declaration missing from lean_map is reported, with where it came from
-    assert report["uncovered"] == [{"decl": "Appendices.frobSq_in_a_newer_blueprint",
-                                    "sources": ["blueprint Lemma 5 (lem:energy)"]}]
-    assert report["blueprint_not_in_decls"] == ["Appendices.frobSq_in_a_newer_blueprint"]
-    assert report["exit"] == 1 and report["covered_all"] is False
-    # Prop 5 (arXiv v1) vs Proposition 6 (seed page and this blueprint)
-    num = {(n["entry"], n["against"]): n["other_label"] for n in report["numbering"]}
-    assert num[("expected_symmetric_energy_low_rank_qk", "seed")] == "Proposition 6"
-    assert num[("expected_symmetric_energy_low_rank_qk", "blueprint")] == "Proposition 6"
-    assert num[("symPart", "blueprint")] == "Definition 1"
-    assert ("profile", "blueprint") not in num            # Definition 6 both ways
-    assert ("proportional_lobes", "blueprint") not in num  # Lemma 6 both ways
-    # statements with no lean_map entry: the corollary without \lean (the starred
-    # theorem has none either)
-    unm = {u["statement"]: u["reason"] for u in report["blueprint_unmapped"]}
-    assert unm == {"Theorem* (thm:star)": "no \\lean{} declaration",
-                   "Corollary 1 (cor:none)": "no \\lean{} declaration"}
-    # lean_map declarations the blueprint does not list (e.g. all of the main text)
-    nib = {x["decl"]: x["entry"] for x in report["not_in_blueprint"]}
-    assert nib["Appendices.profileB"] == "profile"
-    assert nib["Appendices.MainText.rank_balance"] == "rank_balance"
-    assert len(nib) == 177 - 11
-    assert report["blueprint_not_leanok"] == ["Lemma 6 (lem:proportional)"]
-    assert report["blueprint_unknown_uses"] == [{"statement": "Proposition 6 (prop:low-rank)",
-                                                 "unknown": ["lem:missing"]}]
-    text = render_text(report)
-    assert "Appendices.frobSq_in_a_newer_blueprint  [blueprint Lemma 5 (lem:energy)]" in text
-    assert ("expected_symmetric_energy_low_rank_qk: arXiv v1 'Proposition 5' vs blueprint "
-            "(prop:low-rank) 'Proposition 6' -- blueprint agrees with the seed label") in text
+def test_read_blueprint_uses_web_tex_beside_it(tmp_path):
+    (tmp_path / "web.tex").write_text(r"\newtheorem{lemma}[definition]{Lemma}" "\n\\begin{document}\n"
+                                      r"\newtheorem{lemma}{Lemma}\end{document}")
+    (tmp_path / "content.tex").write_text(r"\begin{definition}\label{d}\end{definition}\begin{lemma}\label{l}\end{lemma}")
+    assert [s.display for s in read_blueprint(tmp_path / "content.tex")] == ["Definition 1", "Lemma 2"]
 
 
-def test_cli_shipped_list_gives_full_coverage(capsys):
+# ---------------------------------------------------------------- the shipped skeleton
+
+def test_shipped_skeleton_numbers_checked_by_hand(skeleton):
+    st, src = skeleton
+    assert src["commit"] == "86ac24d9f00c10c6ef47e23192569ee22c9a69f0"
+    num = {s.label: s.display for s in st}
+    assert len(st) == 29
+    # worked out by hand from web.tex (separate counters) and content.tex's
+    # \setcounter / \renewcommand{\thedefinition} lines
+    assert num["def:attention-function"] == "Definition 1"
+    assert num["def:transformer"] == "Definition 5"
+    assert num["def:parts"] == "Definition A1"
+    assert num["def:profile"] == "Definition 6"
+    assert num["def:balanced"] == "Definition A2"
+    assert num["def:moment-statistics"] == "Definition A3"
+    assert num["prop:homogenization"] == "Proposition 3"
+    assert num["prop:rank-one"] == "Proposition 4"
+    assert num["prop:low-rank"] == "Proposition 5"
+    assert num["thm:balanced"] == "Theorem 3"
+    assert num["thm:faces"] == "Theorem 4"
+    assert num["thm:accumulation"] == "Theorem 5"
+    assert num["lem:biaffine-decomposition"] == "Lemma 1"
+    assert num["lem:profile-scale"] == "Lemma 4"
+    assert num["lem:energy"] == "Lemma 5"
+    assert num["lem:gram"] == "Lemma 10"
+    assert num["cor:qk"] == "Corollary 2"
+    # its \lean{} names are the public declaration list, in order
+    assert [n for s in st for n in s.lean] == read_decls()
+    assert all(s.leanok for s in st)
+
+
+def test_skeleton_loader_is_strict(tmp_path):
+    doc = json.loads(Path(load_skeleton.__globals__["SKELETON_PATH"]).read_text())
+    doc["environments"][0]["display"] = "Definition 7"
+    bad = tmp_path / "b.json"
+    bad.write_text(json.dumps(doc))
+    with pytest.raises(QKInputError, match=r"environments\[0\]: display 'Definition 7' does not match"):
+        load_skeleton(bad)
+    bad.write_text("{}")
+    with pytest.raises(QKInputError, match="not a qkverify-blueprint-skeleton/1 document"):
+        load_skeleton(bad)
+
+
+# ---------------------------------------------------------------- statuses and counts
+
+def test_real_counts_today(entries, skeleton):
+    """The counts as they are (Def A1, Lemma 5, Def 6, Theorem 4, Theorem 3, Lemma 2, Lemma 3,
+    Lemma 4, profile_conj, Prop 4 ported).  Update when checks and certificates land."""
+    rep = run_lean_audit(entries, read_decls(), skeleton[0])
+    assert rep["counts"] == {"declarations": 177, "theorems": 124, "definitions": 53,
+                             "checked": 40, "computed": 20, "mapped_only": 117}
+    assert rep["failures"] == [] and rep["exit"] == 0
+    assert rep["sources"]["registered_checks"] == 60
+
+
+def _certs():
+    E = EvaluatedDecl
+    return [
+        Certificate(Path("c1.json"), (E("Appendices.frobSq_symPart", "holds", "empirical"),
+                                      E("Appendices.symPart", "holds", "exact"),
+                                      E("Appendices.profileA", "holds", "exact"))),
+        Certificate(Path("c2.json"), (E("Appendices.frobSq_symPart", "holds", "exact"),
+                                      E("Appendices.frobSq_symPart_div", "holds", "certified"),
+                                      E("Appendices.MainText.rank_balance", "undecided", "certified"))),
+        Certificate(Path("bad.json"), (E("Appendices.frobSq_skewPart", "holds", "exact"),)),
+    ]
+
+
+def _verify(path: Path) -> str:
+    return "invalid" if path.name == "bad.json" else "valid"
+
+
+def test_counts_with_registered_checks_and_certificates(entries, skeleton):
+    reg = {"frobSq_symPart", "symPart", "frobSq_symPart_div", "frobSq_skewPart", "MainText.rank_balance",
+           "rank_balance"}
+    rep = _audit(entries, skeleton, registered=reg, certificates=_certs(), verify=_verify)
+    c = rep["counts"]
+    assert (c["checked"], c["computed"], c["mapped_only"]) == (2, 1, 174)
+    rows = {r["name"]: r for r in rep["declarations"]}
+    r = rows["Appendices.frobSq_symPart"]
+    assert (r["status"], r["evidence"], r["certificates"]) == ("checked", "exact", 2)   # strongest of two
+    assert rows["Appendices.frobSq_symPart_div"]["evidence"] == "certified"
+    assert (rows["Appendices.symPart"]["status"], rows["Appendices.symPart"]["evidence"]) == ("computed", "exact")
+    # listed in a valid certificate but no check registered: only mapped
+    assert rows["Appendices.profileA"]["status"] == "mapped only"
+    assert rows["Appendices.profileA"]["reason"].startswith("no check registered; statement checker 'profile'")
+    # registered, but the only certificate is invalid / only undecided
+    assert rows["Appendices.frobSq_skewPart"]["status"] == "mapped only"
+    assert rows["Appendices.frobSq_skewPart"]["certificates"] == 0
+    assert "no valid format-2 certificate" in rows["Appendices.frobSq_skewPart"]["reason"]
+    assert rows["Appendices.MainText.rank_balance"]["reason"] == \
+        "check registered, but no valid certificate concludes 'holds'"
+    # the invalid certificate fails the audit; the data's 'mapped' claims are now stale
+    assert rep["failures"] == ["bad.json: lists evaluated declarations but the kernel says 'invalid'"]
+    assert rep["exit"] == 1
+    assert {x["name"] for x in rep["findings"]["stale_status"]} == {
+        "Appendices.frobSq_symPart", "Appendices.frobSq_symPart_div", "Appendices.symPart"}
+
+
+def test_exit_codes(entries, skeleton):
+    good = [c for c in _certs() if c.path.name != "bad.json"]
+    rep = _audit(entries, skeleton, registered={"frobSq_symPart"}, certificates=good, verify=_verify)
+    assert rep["failures"] == [] and rep["exit"] == 0
+    rep = _audit(entries, skeleton, registered={"frobSq_symPart"}, certificates=good, verify=_verify,
+                 require_checked=True)
+    assert rep["exit"] == 1 and "--require-checked" in render_text(rep)
+    fails = [Certificate(Path("f.json"), (EvaluatedDecl("Appendices.frobSq_symPart", "fails", "exact"),))]
+    rep = _audit(entries, skeleton, registered={"frobSq_symPart"}, certificates=fails, verify=_verify)
+    assert rep["failures"] == ["Appendices.frobSq_symPart: 1 valid certificate(s) conclude 'fails'"]
+    assert rep["exit"] == 1
+    unknown = [Certificate(Path("u.json"), (EvaluatedDecl("Appendices.not_a_decl", "holds", "exact"),))]
+    rep = _audit(entries, skeleton, certificates=unknown, verify=_verify)
+    assert rep["failures"] == ["u.json: evaluates Appendices.not_a_decl, which no lean_map [[decl]] maps"]
+
+
+def test_claimed_status_without_registered_check_fails(entries, skeleton):
+    ents = dict(entries)
+    e = ents["symPart"]
+    ents["symPart"] = replace(e, decls=(replace(e.decls[0], status="computed"),) + e.decls[1:])
+    rep = _audit(ents, skeleton)
+    assert rep["failures"] == ["lean_map/symPart.toml: Appendices.frobSq claims 'computed' but no check "
+                               "'frobSq' is registered"]
+    assert rep["exit"] == 1
+    assert _audit(ents, skeleton, registered={"frobSq"})["failures"] == []
+
+
+def test_unresolved_references_fail(entries, skeleton):
+    ents = dict(entries)
+    ents["symPart"] = replace(ents["symPart"], code=("qkverify.no_such_module", "qkverify.audit.leanmap:check_id"))
+    ents["profile"] = replace(ents["profile"], certificates=("certificates/no_such_dir/",))
+    rep = _audit(ents, skeleton)
+    assert sorted(rep["failures"]) == [
+        "lean_map/profile.toml: certificate directory 'certificates/no_such_dir/' does not exist",
+        "lean_map/symPart.toml: code reference 'qkverify.no_such_module' does not resolve",
+    ]
+    rep = _audit(entries, skeleton, claims=[])
+    assert "lean_map/rank_balance.toml: checker 'rank_balance' names no registered claim" in rep["failures"]
+    assert len(rep["failures"]) == 14
+
+
+def test_scan_certificates_reads_format_2_only(tmp_path):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "old.json").write_text(json.dumps({"format": "qkverify-certificate/1", "claim": {"id": "symPart"}}))
+    (tmp_path / "sub" / "new.json").write_text(json.dumps({"format": "qkverify-certificate/2", "declarations": [
+        {"name": "Appendices.symPart", "conclusion": "holds", "evidence": "exact"},
+        {"name": "Appendices.frobSq", "conclusion": "holds", "evidence": {"level": "certified"}}]}))
+    (tmp_path / "broken.json").write_text(json.dumps({"declarations": [{"name": "x", "conclusion": "maybe"}]}))
+    (tmp_path / "notjson.json").write_text("{")
+    certs, problems = scan_certificates(tmp_path)
+    assert [c.path.name for c in certs] == ["new.json"]
+    assert [(d.name, d.evidence) for d in certs[0].declarations] == [
+        ("Appendices.symPart", "exact"), ("Appendices.frobSq", "certified")]
+    assert len(problems) == 1 and "broken.json: 'declarations' must list objects" in problems[0]
+    assert scan_certificates(tmp_path / "missing") == ([], [])
+
+
+def test_shipped_format2_certificates_are_read():
+    certs, problems = scan_certificates()
+    assert problems == [] and certs
+    assert all(c.declarations for c in certs)
+
+
+# ---------------------------------------------------------------- findings
+
+def test_numbering_findings_from_the_shipped_skeleton(entries, skeleton):
+    rep = _audit(entries, skeleton)
+    nums = {(n["statement"], n["against"]): n["other_label"] for n in rep["findings"]["numbering"]}
+    assert nums == {
+        ("expected_symmetric_energy_low_rank_qk", "seed"): "Proposition 6",
+        ("clusters_good_triple", "seed"): "Definition (good triple)",
+        ("MemLambdaSet", "blueprint"): "Definition A2",
+        ("statO", "blueprint"): "Definition A3",
+        ("profile_conj", "blueprint"): "Proposition 4",
+    }
+    f = rep["findings"]
+    assert f["not_in_blueprint"] == [] and f["blueprint_mismatch"] == []
+    assert f["split"] == [{"statement": "profile", "blueprint": ["def:profile", "prop:rank-one"],
+                           "outside": ["Appendices.MainText.profile"]}]
+    assert f["unknown_uses"] == [] and f["not_leanok"] == []
+
+
+def test_findings_against_an_old_style_blueprint(entries, tmp_path):
+    tex = tmp_path / "content.tex"
+    tex.write_text(OLD_STYLE)
+    rep = run_lean_audit(entries, read_decls(), read_blueprint(tex), registered=set(), claims=[
+        SimpleNamespace(id=e.checker, label=e.label, hypotheses=(), lean_decls=()) for e in entries.values()
+        if e.checker], certificates=[])
+    nums = {(n["statement"], n["against"]): n for n in rep["findings"]["numbering"]}
+    assert nums[("symPart", "blueprint")]["other_label"] == "Definition 1"
+    low = nums[("expected_symmetric_energy_low_rank_qk", "blueprint")]
+    assert low["other_label"] == "Proposition 6" and low["note"] == "blueprint agrees with the seed label"
+    assert ("profile", "blueprint") not in nums            # Definition 6 both ways
+    assert ("proportional_lobes", "blueprint") not in nums  # Lemma 6 both ways
+    absent = {x["name"] for x in rep["findings"]["not_in_blueprint"]}
+    assert len(absent) == 177 - 11 and "Appendices.MainText.rank_balance" in absent
+    # a \lean name the map lacks is uncovered: a failure
+    assert rep["failures"] == ["Appendices.frobSq_in_a_newer_blueprint: listed by blueprint Lemma 5 (lem:energy) "
+                               "but in no lean_map [[decl]]"]
+    assert rep["findings"]["unknown_uses"] == [{"statement": "Proposition 6 (prop:low-rank)", "unknown": ["lem:missing"]}]
+    assert rep["findings"]["not_leanok"] == ["Lemma 6 (lem:proportional)"]
+    text = render_text(rep)
+    assert ("expected_symmetric_energy_low_rank_qk: lean_map 'Proposition 5' vs blueprint (prop:low-rank) "
+            "'Proposition 6' -- blueprint agrees with the seed label") in text
+    assert "symPart: lean_map 'Definition A1' vs blueprint (def:parts) 'Definition 1'" in text
+
+
+# ---------------------------------------------------------------- CLI
+
+def test_cli_text_counts_first(capsys):
+    assert main(["lean-audit"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("lean-audit: 177 Lean declarations in 40 lean_map files; blueprint qkverify/data/blueprint.json")
+    assert out[2:5] == ["checked       40 of 124 theorems and lemmas",
+                        "computed      20 of 53 definitions",
+                        "mapped only  117 of 177 declarations"]
+    assert any(l.split()[:3] == ["accumulation", "theorem", "mapped"] for l in out)
+    assert any(l.split()[:4] == ["profile_rank_one", "theorem", "checked", "exact"] for l in out)
+    assert any(l.split()[:4] == ["profile_sum_eq_one", "theorem", "checked", "exact"] for l in out)
+    assert out[-1] == "Result: nothing fails; 40 checked, 20 computed, 117 only mapped."
+
+
+def test_cli_json_shape(capsys):
     assert main(["lean-audit", "--json"]) == 0
     rep = json.loads(capsys.readouterr().out)
-    assert rep["decls_count"] == 177 and rep["lean_map_declarations"] == 177
-    assert rep["uncovered"] == [] and rep["listed_twice"] == [] and rep["not_in_decls"] == []
-    assert rep["lean_map_entries"] == 40
-    rows = {r["id"]: r for r in rep["coverage"]}
-    assert rows["profile_sum_eq_one"]["declarations"] == 17
-    assert rows["accumulation"]["checker"] == "-" and rows["accumulation"]["certificate"] == "-"
-    assert rows["rank_balance"]["checker"] == "rank_balance"
-    assert [r["id"] for r in rep["coverage"]][:3] == ["IsAttentionFunction", "IsBilinearScore",
-                                                      "biaffine_decomposition"]
-    assert sum(r["declarations"] for r in rep["coverage"]) == 177
+    assert rep["counts"]["mapped_only"] == 117 and rep["exit"] == 0
+    assert len(rep["declarations"]) == 177
+    for r in rep["declarations"]:
+        assert {"name", "kind", "status", "evidence", "certificates", "blueprint", "statement"} <= set(r)
+        assert r["name"].startswith("Appendices.")
+        assert (r["status"] == "mapped only") == (r["certificates"] == 0)
+    assert [r["name"] for r in rep["declarations"]] == read_decls()
+    row = {r["name"]: r for r in rep["declarations"]}["Appendices.expected_symmetric_energy_low_rank_qk"]
+    assert (row["blueprint"], row["blueprint_number"], row["statement"]) == (
+        "prop:low-rank", "Proposition 5", "expected_symmetric_energy_low_rank_qk")
+    assert {n["statement"] for n in rep["findings"]["numbering"]} == {
+        "expected_symmetric_energy_low_rank_qk", "clusters_good_triple", "MemLambdaSet", "statO", "profile_conj"}
+    assert rep["findings"]["not_in_blueprint"] == []
 
 
-def test_cli_text_with_blueprint(tex, capsys):
-    assert main(["lean-audit", "--blueprint", str(tex)]) == 1
-    out = capsys.readouterr().out
-    assert "Declarations with no lean_map entry: 1" in out
-    assert "arXiv v1 'Proposition 5' vs seed 'Proposition 6'" in out
-    assert "Coverage (statement x Lean declarations x checker x certificate x verified):" in out
+def test_cli_require_checked(capsys):
+    assert main(["lean-audit", "--require-checked"]) == 1
+    assert "Result: FAILED (--require-checked: 117 declaration(s) only mapped)." in capsys.readouterr().out
 
 
-def test_cli_custom_decls(tmp_path, capsys):
+def test_cli_custom_decls_and_blueprint(tmp_path, capsys):
     f = tmp_path / "decls"
     f.write_text("Appendices.frobSq\nAppendices.brand_new_lemma\n")
     assert main(["lean-audit", "--decls", str(f), "--json"]) == 1
     rep = json.loads(capsys.readouterr().out)
-    assert rep["uncovered"] == [{"decl": "Appendices.brand_new_lemma", "sources": ["decls"]}]
-    assert len(rep["not_in_decls"]) == 176
-    assert {"decl": "Appendices.symPart", "entry": "symPart"} in rep["not_in_decls"]
+    assert "Appendices.brand_new_lemma: in the declaration list but in no lean_map [[decl]]" in rep["failures"]
+    assert len(rep["failures"]) == 1 + 176
+    tex = tmp_path / "content.tex"
+    tex.write_text(OLD_STYLE)
+    assert main(["lean-audit", "--blueprint", str(tex)]) == 1
+    out = capsys.readouterr().out
+    assert "Declarations absent from the blueprint: 166" in out
+    assert "symPart: lean_map 'Definition A1' vs blueprint (def:parts) 'Definition 1'" in out
 
 
 @pytest.mark.parametrize("argv,msg", [
@@ -192,63 +420,9 @@ def test_cli_malformed_blueprint_and_map_exit_2(tmp_path, capsys):
     assert "oops.toml: missing required field" in err and err.count("\n") == 1
 
 
-# ---------------------------------------------------------------- certificates
-
-def _tmp_repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    (root / "lean_map").mkdir(parents=True)
-    for i in ("symPart", "rank_balance", "accumulation"):
-        shutil.copy(DEFAULT_MAP_DIR / f"{i}.toml", root / "lean_map" / f"{i}.toml")
-    cert = root / "certificates" / "symPart"
-    cert.mkdir(parents=True)
-    (cert / "one.json").write_text("{}")
-    (cert / "two.json").write_text("{}")
-    return root
-
-
-def test_certificate_presence_and_verifier(tmp_path):
-    root = _tmp_repo(tmp_path)
-    ents = load_lean_map(root / "lean_map")
-
-    rows = {r["id"]: r for r in run_audit(ents, verifier=None, registry=None)["coverage"]}
-    assert (rows["symPart"]["certificate"], rows["symPart"]["certificate_files"]) == ("present", 2)
-    assert rows["symPart"]["verified"] == "n/a"
-    assert (rows["rank_balance"]["certificate"], rows["rank_balance"]["verified"]) == ("missing", "n/a")
-    assert rows["accumulation"]["certificate"] == "-"
-
-    def fake(path):
-        return SimpleNamespace(ok=Path(path).name == "one.json", reason="witness rejected")
-
-    rep = run_audit(ents, verifier=fake, registry=None)
-    row = {r["id"]: r for r in rep["coverage"]}["symPart"]
-    assert row["verified"] == "FAILED (1/2 ok)"
-    assert row["verify_failures"] == [{"file": str(root / "certificates/symPart/two.json"),
-                                       "reason": "witness rejected"}]
-    assert "two.json: witness rejected" in render_text(rep)
-    rep = run_audit(ents, verifier=lambda p: SimpleNamespace(ok=True), registry=None)
-    assert {r["id"]: r for r in rep["coverage"]}["symPart"]["verified"] == "ok (2/2)"
-
-
-def test_verifier_module_is_used_when_present(tmp_path, monkeypatch):
-    root = _tmp_repo(tmp_path)
-    mod = types.ModuleType("qkverify.kernel.verifier")
-    seen = []
-    mod.verify_file = lambda p: seen.append(Path(p).name) or SimpleNamespace(ok=True)
-    monkeypatch.setitem(sys.modules, "qkverify.kernel.verifier", mod)
-    rep = run_audit(load_lean_map(root / "lean_map"), registry=None)
-    assert rep["verifier"] == "qkverify.kernel.verifier.verify_file"
-    assert sorted(seen) == ["one.json", "two.json"]
-    assert {r["id"]: r for r in rep["coverage"]}["symPart"]["verified"] == "ok (2/2)"
-
-
-def test_registry_section_uses_given_claims():
-    ents = load_lean_map()
-    claims = [SimpleNamespace(id="symPart", label="Def A1", hypotheses=(), lean_decls=("Appendices.symPart",)),
-              SimpleNamespace(id="unmapped_claim", label="Lemma 99", hypotheses=(), lean_decls=())]
-    rep = run_audit(ents, read_decls(), verifier=None, registry=claims)
-    assert rep["registered_claims"] == ["symPart", "unmapped_claim"]
-    assert ("registered claim 'unmapped_claim' has no lean_map entry with checker = \"unmapped_claim\""
-            in rep["registry"])
-    assert "lean_map entry rank_balance: checker 'rank_balance' is not registered" in rep["registry"]
-    assert not any("'symPart'" in line for line in rep["registry"])
-    assert rep["exit"] == 0   # registry findings are reported, coverage decides the exit status
+def test_audit_coverage_lines(entries, skeleton):
+    lines = coverage_lines(_audit(entries, skeleton))
+    assert lines[0].split() == ["checked", "0", "of", "124", "theorems", "and", "lemmas"]
+    row = next(l for l in lines if l.split()[:1] == ["frobSq_eq_frobSq_symPart_add_frobSq_skewPart"])
+    assert row.split()[-6:] == ["Lemma", "5", "5", "0", "0", "5"]
+    assert "10 statements have no Lean declaration" in lines[-1]

@@ -84,28 +84,6 @@ def _probe(claim_id, hyp, tmp_path):
     return r
 
 
-def test_probe_theorem3_without_surjectivity(tmp_path):
-    r = _probe("heads_have_balanced_attention", "stacked_surjective", tmp_path)
-    assert r.counterexample["W_Q"] == [["0"]] and r.counterexample["W_K"] == [["0"]]
-
-
-def test_probe_prop4_set_equality_needs_N_ge_2(tmp_path):
-    r = _probe("profile_rank_one", "N_ge_2", tmp_path)
-    L = r.counterexample["L"]
-    assert len(L) == 1 and L[0][0] != "0"
-
-
-def test_probe_theorem4_sum_at_L_zero(tmp_path):
-    r = _probe("profile_sum_eq_one", "L_ne_zero", tmp_path)
-    assert r.counterexample["L"] == [["0"]]
-
-
-def test_probe_lemma3_rank_above_n(tmp_path):
-    r = _probe("rank_balance", "rank_le_n", tmp_path)
-    L = fmpq_mat([[fmpq(x) for x in row] for row in r.counterexample["L"]])
-    assert L.nrows() == 2 and r.counterexample["n"] == 1 and rank(L) == 2
-
-
 @pytest.mark.parametrize("claim_id", ["integral_frobSq_iid", "expected_symmetric_energy_low_rank_qk"])
 def test_probe_expectation_of_ratio_needs_gaussian(claim_id, tmp_path):
     from qkverify.math import baselines as B
@@ -176,10 +154,3 @@ def test_cli_search_module_exit_codes(tmp_path):
     assert r.returncode == 2
 
 
-def test_cli_probes_one_claim_writes_tables(tmp_path):
-    r = _cli("probes", "profile_sum_eq_one", "--budget", "30", "--out", "pr", cwd=tmp_path)
-    assert r.returncode == 0, r.stderr
-    doc = json.loads((tmp_path / "pr" / "probes_profile_sum_eq_one.json").read_text())
-    assert doc["probes"][0]["status"] == NEEDED
-    md = (tmp_path / "pr" / "probes_profile_sum_eq_one.md").read_text()
-    assert "| `profile_sum_eq_one` | Theorem 4 | `L_ne_zero` | needed | exact |" in md

@@ -1,18 +1,29 @@
-"""Blueprint cross-check (issue 5 item 4): lean_map versus the published
-declaration list and the leanblueprint LaTeX.
+"""lean-audit (issue 9): what the shipped certificates prove about each Lean
+declaration, and how the lean_map lines up with the blueprint.
 
-Reads
-* a ``lean_decls`` list (one fully qualified declaration per line), and/or
-* leanblueprint LaTeX: statement environments ``theorem``, ``lemma``,
-  ``proposition``, ``corollary``, ``definition`` with ``\\label{}``,
-  ``\\lean{A, B}``, ``\\leanok`` and ``\\uses{}``; ``\\setcounter``,
-  ``\\addtocounter`` and shared counters declared by
-  ``\\newtheorem{lemma}[theorem]{...}`` are honoured when numbering,
+Per declaration of ``lean_map/*.toml`` the audit derives the status itself:
 
-and reports declarations without a lean_map entry, lean_map declarations the
-list or blueprint does not have, numbering differences (arXiv v1 label vs
-seed label vs the blueprint's own numbering) and a coverage table
-(statement x declarations x checker x certificate x verified).
+* ``checked`` (a theorem or lemma) / ``computed`` (a definition): a check
+  function is registered for its check id
+  (:func:`qkverify.claims.registry.registered_check_ids`) **and** at least one
+  certificate under ``certificates/`` lists the declaration among its
+  evaluated ``declarations`` with conclusion ``holds``, and the kernel finds
+  that certificate valid.  Only certificate format 2 counts: a top-level list
+  ``"declarations"`` of objects with ``"name"`` (full Lean name),
+  ``"conclusion"`` (``holds`` / ``fails`` / ``undecided``) and
+  ``"evidence"``.  The evidence level reported is the strongest among those
+  certificates (exact > certified > empirical).
+* ``mapped only``: anything else, with the reason the lean_map gives (or why
+  a registered check does not count yet).
+
+The blueprint cross-check runs from the skeleton shipped in
+``qkverify/data/blueprint.json`` (environments, ``\\label`` keys, numbers as
+the blueprint's counters render them, ``\\lean{}`` names) or from a
+leanblueprint ``.tex`` file.  Numbering differences and declarations absent
+from the blueprint are findings; uncovered declarations, checkers or check ids
+that name nothing registered while the data claims checked/computed, code or
+certificate references that do not resolve, format-2 certificates the kernel
+rejects, and valid certificates concluding ``fails`` are failures (exit 1).
 
 Pure data processing: no arithmetic, no floats.
 """
@@ -20,79 +31,102 @@ Pure data processing: no arithmetic, no floats.
 from __future__ import annotations
 
 import importlib
+import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
+from ..claims.registry import all_claims, registered_check_ids
 from ..errors import QKInputError
+# The one switch point to the kernel: becomes `from ..kernel import verify_file`
+# once issue 8's entry point (statuses valid / invalid / undecided / not a
+# certificate / not checkable) is on main.
+from ..kernel import verify_file as _kernel_verify_file
+from ..models.installed import default_weights_dirs
 from .leanmap import (
+    DEFINITION_KINDS,
+    REPO_ROOT,
     LeanMapEntry,
+    all_decls,
     consistency,
     normalise_label,
     registry_problems,
 )
 
 KINDS = ("theorem", "lemma", "proposition", "corollary", "definition")
+#: Evidence levels, strongest first.
+EVIDENCE_ORDER = ("exact", "certified", "empirical")
+CONCLUSIONS = ("holds", "fails", "undecided")
+#: The blueprint skeleton shipped with the package.
+SKELETON_PATH = Path(__file__).resolve().parents[1] / "data" / "blueprint.json"
+SKELETON_FORMAT = "qkverify-blueprint-skeleton/1"
+DEFAULT_CERT_DIR = REPO_ROOT / "certificates"
 
+
+# ----------------------------------------------------------------- blueprint
 
 @dataclass(frozen=True)
 class BlueprintStatement:
     """One statement environment of a leanblueprint file.
 
     kind    -- theorem / lemma / proposition / corollary / definition
-    number  -- the blueprint's own number (None for starred environments)
+    number  -- the number as the blueprint renders it ("5", "A1"); None when starred
     label   -- the ``\\label{}`` key ("" if none)
-    title   -- the optional ``[...]`` title
     lean    -- declarations of all ``\\lean{}`` commands, in order
     leanok  -- whether ``\\leanok`` occurs in the statement
     uses    -- keys of all ``\\uses{}`` commands
-    line    -- 1-based line of ``\\begin``
+    line    -- 1-based line of ``\\begin`` (None in the shipped skeleton)
+    chapter -- 1-based chapter number (0 before the first ``\\chapter``)
     """
 
     kind: str
-    number: int | None
+    number: str | None
     label: str
-    title: str
     lean: tuple[str, ...]
     leanok: bool
     uses: tuple[str, ...]
-    line: int
+    line: int | None = None
+    chapter: int = 0
 
     @property
     def display(self) -> str:
-        """E.g. ``Proposition 6`` (or ``Proposition*`` when unnumbered)."""
+        """E.g. ``Proposition 5``, ``Definition A1`` (``Theorem*`` when unnumbered)."""
         k = self.kind.capitalize()
         return f"{k} {self.number}" if self.number is not None else f"{k}*"
 
     @property
     def name(self) -> str:
-        """``Proposition 6 (prop:low-rank)``."""
+        """``Proposition 5 (prop:low-rank)``."""
         return f"{self.display} ({self.label})" if self.label else self.display
 
 
 _COMMENT = re.compile(r"(?<!\\)%.*$", re.MULTILINE)
+_BRACED = r"(?:[^{}]|\{[^{}]*\})*"
 _TOKEN = re.compile(
     r"\\setcounter\{(?P<sc>\w+)\}\{(?P<scv>-?\d+)\}"
     r"|\\addtocounter\{(?P<ac>\w+)\}\{(?P<acv>-?\d+)\}"
-    r"|\\newtheorem\*?\{(?P<nt>\w+)\}(?:\[(?P<ntshare>\w+)\])?"
+    r"|\\newtheorem\*?\{(?P<nt>\w+)\}(?:\[(?P<ntshare>\w+)\])?\{[^{}]*\}(?:\[(?P<ntwithin>\w+)\])?"
+    r"|\\renewcommand\{?\\the(?P<rc>\w+)\}?\{(?P<rcfmt>" + _BRACED + r")\}"
+    r"|\\chapter\*?(?:\[[^\]]*\])?\{"
     r"|\\begin\{(?P<kind>" + "|".join(KINDS) + r")(?P<star>\*?)\}"
 )
 _LABEL = re.compile(r"\\label\{([^}]*)\}")
 _LEAN = re.compile(r"\\lean\{([^}]*)\}")
 _USES = re.compile(r"\\uses\{([^}]*)\}")
 _LEANOK = re.compile(r"\\leanok(?![A-Za-z])")
+_COUNTER_FMT = re.compile(r"\\(arabic|Alph|alph)\{(\w+)\}")
 
 
 def _split_list(s: str) -> list[str]:
     return [x.strip() for x in s.split(",") if x.strip()]
 
 
-def _title(body: str) -> tuple[str, str]:
-    """Split an optional leading ``[title]`` (brackets/braces may nest)."""
+def _skip_title(body: str) -> str:
+    """Drop an optional leading ``[title]`` (brackets/braces may nest)."""
     stripped = body.lstrip()
     if not stripped.startswith("["):
-        return "", body
+        return body
     depth = 0
     for i, ch in enumerate(stripped):
         if ch in "[{":
@@ -100,318 +134,526 @@ def _title(body: str) -> tuple[str, str]:
         elif ch in "]}":
             depth -= 1
             if depth == 0:
-                return stripped[1:i].strip(), stripped[i + 1:]
-    return "", body
+                return stripped[i + 1:]
+    return body
+
+
+def _render(fmt: str, counters: Mapping[str, int], source: str, line: int) -> str:
+    def one(m: re.Match) -> str:
+        v = counters.get(m.group(2), 0)
+        if m.group(1) == "arabic":
+            return str(v)
+        if not 1 <= v <= 26:
+            raise QKInputError(f"{source}:{line}: counter {m.group(2)} = {v} has no letter")
+        return chr(ord("A" if m.group(1) == "Alph" else "a") + v - 1)
+
+    out = _COUNTER_FMT.sub(one, fmt)
+    if "\\" in out or "{" in out:
+        raise QKInputError(f"{source}:{line}: unsupported counter format '{fmt}'")
+    return out
 
 
 def parse_blueprint(text: str, source: str = "blueprint") -> list[BlueprintStatement]:
     """Parse leanblueprint LaTeX into statements, numbered as LaTeX would.
 
     Each kind has its own counter unless ``\\newtheorem{kind}[other]{..}``
-    shares one; ``\\setcounter``/``\\addtocounter`` apply in document order;
-    starred environments are unnumbered.  Comments (``%`` to end of line) are
-    ignored.  Raises QKInputError (naming ``source`` and the line) when an
-    environment is not closed, or when the text holds no statement
+    shares one, and is reset per chapter (and prefixed "chapter.") when
+    declared ``\\newtheorem{kind}{..}[chapter]``; ``\\setcounter`` /
+    ``\\addtocounter`` apply in document order; ``\\renewcommand{\\thekind}``
+    with ``\\arabic`` / ``\\Alph`` / ``\\alph`` changes how numbers render
+    (e.g. ``A\\arabic{definition}`` gives "A1"); starred environments are
+    unnumbered.  Comments (``%`` to end of line) are ignored.  Raises
+    QKInputError (naming ``source`` and the line) when an environment is not
+    closed, a counter format is not supported, or the text holds no statement
     environment at all.
     """
     text = _COMMENT.sub("", text)
     counters: dict[str, int] = {}
     shared: dict[str, str] = {}
+    within: dict[str, str] = {}
+    formats: dict[str, str] = {}
+    chapter = 0
     out: list[BlueprintStatement] = []
     pos = 0
     while True:
         m = _TOKEN.search(text, pos)
         if m is None:
             break
+        pos = m.end()
+        line = text.count("\n", 0, m.start()) + 1
         if m.group("sc"):
             counters[m.group("sc")] = int(m.group("scv"))
-            pos = m.end()
-            continue
-        if m.group("ac"):
+        elif m.group("ac"):
             counters[m.group("ac")] = counters.get(m.group("ac"), 0) + int(m.group("acv"))
-            pos = m.end()
-            continue
-        if m.group("nt"):
+        elif m.group("nt"):
             if m.group("ntshare"):
                 shared[m.group("nt")] = m.group("ntshare")
-            pos = m.end()
-            continue
-        kind, star = m.group("kind"), m.group("star")
-        line = text.count("\n", 0, m.start()) + 1
-        end_tag = f"\\end{{{kind}{star}}}"
-        end = text.find(end_tag, m.end())
-        if end < 0:
-            raise QKInputError(f"{source}:{line}: \\begin{{{kind}{star}}} is never closed")
-        title, body = _title(text[m.end():end])
-        number = None
-        if not star:
-            ctr = shared.get(kind, kind)
-            counters[ctr] = counters.get(ctr, 0) + 1
-            number = counters[ctr]
-        lab = _LABEL.search(body)
-        lean = [d for g in _LEAN.findall(body) for d in _split_list(g)]
-        uses = [u for g in _USES.findall(body) for u in _split_list(g)]
-        out.append(BlueprintStatement(
-            kind=kind, number=number, label=lab.group(1).strip() if lab else "", title=title,
-            lean=tuple(lean), leanok=bool(_LEANOK.search(body)), uses=tuple(uses), line=line,
-        ))
-        pos = end + len(end_tag)
+            if m.group("ntwithin"):
+                within[m.group("nt")] = m.group("ntwithin")
+        elif m.group("rc"):
+            formats[m.group("rc")] = m.group("rcfmt")
+        elif m.group("kind"):
+            kind, star = m.group("kind"), m.group("star")
+            end_tag = f"\\end{{{kind}{star}}}"
+            end = text.find(end_tag, m.end())
+            if end < 0:
+                raise QKInputError(f"{source}:{line}: \\begin{{{kind}{star}}} is never closed")
+            body = _skip_title(text[m.end():end])
+            number = None
+            if not star:
+                ctr = shared.get(kind, kind)
+                counters[ctr] = counters.get(ctr, 0) + 1
+                default = (f"\\arabic{{chapter}}.\\arabic{{{ctr}}}" if within.get(ctr) == "chapter"
+                           else f"\\arabic{{{ctr}}}")
+                number = _render(formats.get(ctr, default), {**counters, "chapter": chapter}, source, line)
+            lab = _LABEL.search(body)
+            out.append(BlueprintStatement(
+                kind=kind, number=number, label=lab.group(1).strip() if lab else "",
+                lean=tuple(d for g in _LEAN.findall(body) for d in _split_list(g)),
+                leanok=bool(_LEANOK.search(body)),
+                uses=tuple(u for g in _USES.findall(body) for u in _split_list(g)),
+                line=line, chapter=chapter,
+            ))
+            pos = end + len(end_tag)
+        else:  # \chapter
+            chapter += 1
+            for ctr, w in within.items():
+                if w == "chapter":
+                    counters[ctr] = 0
     if not out:
         raise QKInputError(f"{source}: no theorem/lemma/proposition/corollary/definition environment found")
     return out
 
 
 def read_blueprint(path: str | Path) -> list[BlueprintStatement]:
-    """Read and parse a leanblueprint ``.tex`` file (see
-    :func:`parse_blueprint`).  Raises QKInputError when unreadable."""
+    """Read and parse a leanblueprint ``.tex`` file (see :func:`parse_blueprint`).
+
+    When a ``web.tex`` sits next to the file (the leanblueprint layout
+    ``blueprint/src/{web,content}.tex``), its preamble (everything before
+    ``\\begin{document}``) is read first, so its ``\\newtheorem`` counter setup
+    applies.  Raises QKInputError when a file is unreadable or malformed.
+    """
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
+        web = p.parent / "web.tex"
+        if p.name != "web.tex" and web.is_file():
+            text = web.read_text(encoding="utf-8").split("\\begin{document}")[0] + "\n" + text
     except (OSError, UnicodeDecodeError) as err:
         raise QKInputError(f"cannot read blueprint {p}: {err.__class__.__name__}") from None
     return parse_blueprint(text, str(p))
 
 
-# ----------------------------------------------------------------- verifier
+def skeleton_dict(statements: Iterable[BlueprintStatement], source: Mapping[str, Any]) -> dict:
+    """The JSON form of a parsed blueprint (the format of
+    ``qkverify/data/blueprint.json``): facts only, no prose.
 
-def find_verifier() -> Callable[[Path], Any] | None:
-    """``qkverify.kernel.verifier.verify_file`` if that module exists, else None.
+    ``source`` describes where the statements came from (repository, path,
+    commit, preamble).  Line numbers are dropped (they depend on prose).
+    """
+    return {
+        "format": SKELETON_FORMAT,
+        "source": dict(source),
+        "environments": [
+            {"kind": s.kind, "label": s.label, "number": s.number, "display": s.display,
+             "chapter": s.chapter, "lean": list(s.lean), "leanok": s.leanok, "uses": list(s.uses)}
+            for s in statements
+        ],
+    }
 
-    Only a missing ``qkverify.kernel.verifier`` module means "no verifier"; an
-    error inside an existing module propagates."""
+
+_SKELETON_KEYS = {"kind", "label", "number", "display", "chapter", "lean", "leanok", "uses"}
+
+
+def load_skeleton(path: str | Path | None = None) -> tuple[list[BlueprintStatement], dict]:
+    """Load a blueprint skeleton (default: the shipped
+    ``qkverify/data/blueprint.json``).  Returns (statements, source info).
+
+    Raises QKInputError (one line) when the file is unreadable, not JSON, of
+    another format, or an environment is malformed (unknown keys, wrong
+    types, a display that does not match kind and number)."""
+    p = Path(path) if path is not None else SKELETON_PATH
     try:
-        mod = importlib.import_module("qkverify.kernel.verifier")
-    except ModuleNotFoundError as err:
-        if err.name in ("qkverify.kernel.verifier",):
-            return None
-        raise
-    fn = getattr(mod, "verify_file", None)
-    return fn if callable(fn) else None
+        doc = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as err:
+        raise QKInputError(f"cannot read blueprint skeleton {p}: {err.__class__.__name__}") from None
+    except json.JSONDecodeError as err:
+        raise QKInputError(f"blueprint skeleton {p}: not JSON ({err.msg}, line {err.lineno})") from None
+    if not isinstance(doc, dict) or doc.get("format") != SKELETON_FORMAT or not isinstance(doc.get("environments"), list):
+        raise QKInputError(f"blueprint skeleton {p}: not a {SKELETON_FORMAT} document")
+    out = []
+    for i, env in enumerate(doc["environments"]):
+        bad = f"blueprint skeleton {p}: environments[{i}]"
+        if not isinstance(env, dict) or set(env) != _SKELETON_KEYS:
+            raise QKInputError(f"{bad} must have exactly the keys {', '.join(sorted(_SKELETON_KEYS))}")
+        ok = (env["kind"] in KINDS and isinstance(env["label"], str)
+              and (env["number"] is None or isinstance(env["number"], str))
+              and isinstance(env["chapter"], int) and isinstance(env["leanok"], bool)
+              and all(isinstance(x, str) for x in env["lean"]) and all(isinstance(x, str) for x in env["uses"]))
+        if not ok:
+            raise QKInputError(f"{bad} has a field of the wrong type")
+        s = BlueprintStatement(kind=env["kind"], number=env["number"], label=env["label"], lean=tuple(env["lean"]),
+                               leanok=env["leanok"], uses=tuple(env["uses"]), line=None, chapter=env["chapter"])
+        if s.display != env["display"]:
+            raise QKInputError(f"{bad}: display '{env['display']}' does not match kind and number ('{s.display}')")
+        out.append(s)
+    return out, dict(doc.get("source") or {})
 
 
-def _certificate_status(entry: LeanMapEntry, verifier: Callable | None) -> dict:
-    if not entry.checker:
-        return {"certificate": "-", "certificate_files": 0, "verified": "-", "verify_failures": []}
-    files: list[Path] = []
-    for rel in entry.certificates:
-        d = entry.root / rel
-        if d.is_dir():
-            files.extend(sorted(d.rglob("*.json")))
-    if not files:
-        return {"certificate": "missing", "certificate_files": 0, "verified": "n/a", "verify_failures": []}
-    if verifier is None:
-        return {"certificate": "present", "certificate_files": len(files), "verified": "n/a",
-                "verify_failures": []}
-    ok, failures, partial = 0, [], 0
-    for f in files:
+# ----------------------------------------------------------------- certificates
+
+def kernel_status(path: Path) -> str:
+    """The kernel's verdict on one certificate file: ``valid``, ``invalid``,
+    ``undecided``, ``not a certificate``, ``not checkable`` (issue 8), or, from
+    the current kernel, ``partial`` / ``unreadable`` / ``skipped``.  Only
+    ``valid`` counts for lean-audit."""
+    return str(_kernel_verify_file(path, default_weights_dirs()).status)
+
+
+@dataclass(frozen=True)
+class EvaluatedDecl:
+    """One item of a format-2 certificate's ``declarations`` list."""
+
+    name: str
+    conclusion: str
+    evidence: str
+
+
+@dataclass
+class Certificate:
+    """A format-2 certificate: its path, the declarations it evaluated, and
+    the kernel's verdict (filled in by :func:`run_lean_audit`)."""
+
+    path: Path
+    declarations: tuple[EvaluatedDecl, ...]
+    kernel: str = ""
+
+
+def _evidence_level(ev: Any) -> str:
+    if isinstance(ev, str):
+        return ev
+    if isinstance(ev, Mapping):
+        for key in ("level", "kind", "evidence"):
+            if isinstance(ev.get(key), str):
+                return ev[key]
+    return "unknown"
+
+
+def scan_certificates(root: str | Path | None = None) -> tuple[list[Certificate], list[str]]:
+    """Format-2 certificates under ``root`` (default: the repository's
+    ``certificates/``), searched recursively for ``*.json``.
+
+    Returns (certificates, problems).  A JSON file whose top level has no
+    ``"declarations"`` list (a format-1 certificate, a summary table) is
+    skipped: it counts for nothing.  A ``"declarations"`` list whose items are
+    not objects with a string ``name`` and a ``conclusion`` in
+    holds/fails/undecided is a problem line (a failure of the audit).
+    """
+    base = Path(root) if root is not None else DEFAULT_CERT_DIR
+    certs: list[Certificate] = []
+    problems: list[str] = []
+    if not base.is_dir():
+        return certs, problems
+    for f in sorted(base.rglob("*.json")):
         try:
-            res = verifier(f)
-            partial_ = False
-            if hasattr(res, "ok"):
-                good = bool(res.ok)
-            else:  # qkverify.kernel.verifier.Outcome: valid / partial / invalid / unreadable
-                status = getattr(res, "status", "")
-                good = status in ("valid", "partial")
-                partial_ = status == "partial"
-            why = "" if good else str(getattr(res, "reason", "") or getattr(res, "message", "") or "not ok")
-        except Exception as err:  # a broken certificate must not stop the audit
-            good, why = False, f"{err.__class__.__name__}: {err}"
-        if good:
-            ok += 1
-            partial += partial_
-        else:
-            failures.append({"file": str(f), "reason": why.splitlines()[0] if why else "not ok"})
-    note = f", {partial} partially re-checked" if partial else ""
-    verdict = f"ok ({ok}/{len(files)}{note})" if ok == len(files) else f"FAILED ({ok}/{len(files)} ok)"
-    return {"certificate": "present", "certificate_files": len(files), "verified": verdict,
-            "verify_failures": failures}
+            doc = json.loads(f.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            continue  # not JSON: not a format-2 certificate (the kernel reports unreadable ones)
+        if not isinstance(doc, dict) or "declarations" not in doc:
+            continue
+        items = doc["declarations"]
+        evaluated = []
+        ok = isinstance(items, list)
+        for it in items if ok else ():
+            if not (isinstance(it, dict) and isinstance(it.get("name"), str)
+                    and it.get("conclusion") in CONCLUSIONS):
+                ok = False
+                break
+            evaluated.append(EvaluatedDecl(it["name"], it["conclusion"], _evidence_level(it.get("evidence"))))
+        if not ok:
+            problems.append(f"{f}: 'declarations' must list objects with a name and a conclusion in "
+                            f"{'/'.join(CONCLUSIONS)}")
+            continue
+        certs.append(Certificate(f, tuple(evaluated)))
+    return certs, problems
 
 
-# ----------------------------------------------------------------- audit
+# ----------------------------------------------------------------- the audit
 
-_SECTION_ORDER = ("§1", "§2", "§3", "Appendix A", "Appendix B", "Appendix C")
-
-
-def _natkey(s: str) -> tuple:
-    """Natural sort key: ``Lemma 10`` after ``Lemma 9``."""
-    return tuple((1, int(t), "") if t.isdigit() else (0, 0, t)
-                 for t in re.split(r"(\d+)", normalise_label(s)) if t)
-
-
-def _entry_order(e: LeanMapEntry) -> tuple:
-    """SPEC order of sections (§1, §2, §3, Appendix A, B, C, then CLUSTERS),
-    then natural label order."""
-    rank = next((i for i, p in enumerate(_SECTION_ORDER) if e.section.startswith(p)), len(_SECTION_ORDER))
-    return (rank, _natkey(e.label), e.id)
+def _resolve_code(ref: str) -> bool:
+    mod, _, attr = ref.partition(":")
+    try:
+        obj = importlib.import_module(mod)
+    except ImportError:
+        return False
+    for part in attr.split(".") if attr else ():
+        if not hasattr(obj, part):
+            return False
+        obj = getattr(obj, part)
+    return True
 
 
-def run_audit(
+def _main_env(names: Iterable[str], env_of: Mapping[str, BlueprintStatement]) -> BlueprintStatement | None:
+    envs = [env_of[n] for n in names if n in env_of]
+    if not envs:
+        return None
+    counts: dict[str, int] = {}
+    for e in envs:
+        counts[e.label or e.display] = counts.get(e.label or e.display, 0) + 1
+    best = max(counts.values())
+    return next(e for e in envs if counts[e.label or e.display] == best)
+
+
+def _registry_defaults() -> tuple[set[str], list]:
+    """Registered per-declaration check ids and statement-level claims."""
+    return set(registered_check_ids()), list(all_claims())
+
+
+def run_lean_audit(
     entries: Mapping[str, LeanMapEntry],
     decls: Iterable[str] | None = None,
     blueprint: Iterable[BlueprintStatement] | None = None,
     *,
+    registered: Iterable[str] | None = None,
+    claims: Iterable | None = None,
+    certificates: Iterable[Certificate] | None = None,
+    certificate_problems: Iterable[str] = (),
+    verify: Callable[[Path], str] | None = None,
     decls_source: str = "",
     blueprint_source: str = "",
-    verifier: Callable | None | str = "auto",
-    registry: Iterable | None | str = "auto",
+    require_checked: bool = False,
 ) -> dict:
-    """Cross-check the lean_map against a declaration list and a blueprint.
+    """Derive each declaration's status and cross-check the map.
 
-    entries   -- loaded lean_map (:func:`qkverify.leanmap.load_lean_map`)
-    decls     -- declaration list, or None to skip that comparison
-    blueprint -- parsed statements (:func:`parse_blueprint`), or None
-    verifier  -- ``"auto"`` (use ``qkverify.kernel.verifier.verify_file`` if present),
-                 a callable ``path -> object with .ok``, or None
-    registry  -- ``"auto"`` (``registry.all_claims()``), claim objects, or None
+    entries      -- loaded lean_map (:func:`qkverify.audit.leanmap.load_lean_map`)
+    decls        -- the public declaration list to cover (None: skip)
+    blueprint    -- blueprint statements (:func:`load_skeleton` or
+                    :func:`read_blueprint`), or None to skip the cross-check
+    registered   -- registered check ids (None: ``registered_check_ids()``)
+    claims       -- statement-level claims with ``.id`` (None: ``all_claims()``)
+    certificates -- format-2 certificates (None: :func:`scan_certificates`)
+    verify       -- ``path -> kernel status`` (None: :func:`kernel_status`)
+    require_checked -- exit 1 when any declaration is only mapped
 
-    Returns a JSON-serialisable dict; ``report["exit"]`` is 0 when every
-    declaration of the list and of the blueprint's ``\\lean{}`` commands is
-    covered by exactly one lean_map entry, else 1.
+    Returns a JSON-serialisable report; ``report["exit"]`` is 0 only when
+    nothing fails (and, with ``require_checked``, nothing is only mapped).
     """
-    decl_list = list(decls) if decls is not None else None
-    # Present entries in SPEC order: the declaration list follows SPEC, so an
-    # entry's first declaration fixes its place; entries without declarations
-    # (CLUSTERS.md) follow in section / label order.
-    pos = {d: i for i, d in enumerate(decl_list or ())}
-    big = len(pos) + 1
-
-    def order(e: LeanMapEntry) -> tuple:
-        first = min((pos[d] for d in e.lean_decls if d in pos), default=big)
-        return (first, _entry_order(e))
-
-    ents = sorted(entries.values(), key=order)
-    owner: dict[str, list[str]] = {}
-    for e in ents:
-        for d in e.lean_decls:
-            owner.setdefault(d, []).append(e.id)
+    ents = list(entries.values())
+    mdecls = all_decls(ents)
+    by_name = {d.name: d for d in mdecls}
     by_id = {e.id: e for e in ents}
+    if registered is None or claims is None:
+        reg_default, claims_default = _registry_defaults()
+        registered = reg_default if registered is None else registered
+        claims = claims_default if claims is None else claims
+    registered = set(registered)
+    claims = list(claims)
+    # a statement is "registered" as an old-style claim or through its declarations' checks
+    claim_ids = {c.id for c in claims} | {e.id for e in ents if any(d.check in registered for d in e.decls)}
+    cert_problems = list(certificate_problems)
+    if certificates is None:
+        certs, found = scan_certificates()
+        cert_problems += found
+    else:
+        certs = list(certificates)
+    vf = verify if verify is not None else kernel_status
+    failures: list[str] = list(cert_problems)
+
+    # -- kernel verdicts, and which certificates evaluated which declaration
+    listed: dict[str, list[tuple[Certificate, EvaluatedDecl]]] = {}
+    for c in certs:
+        try:
+            c.kernel = vf(c.path)
+        except Exception as err:  # a broken certificate must not stop the audit
+            c.kernel = f"error ({err.__class__.__name__})"
+        if c.kernel != "valid":
+            failures.append(f"{c.path}: lists evaluated declarations but the kernel says '{c.kernel}'")
+        for ev in c.declarations:
+            listed.setdefault(ev.name, []).append((c, ev))
+            if ev.name not in by_name:
+                failures.append(f"{c.path}: evaluates {ev.name}, which no lean_map [[decl]] maps")
+
+    # -- blueprint index
     stmts = list(blueprint) if blueprint is not None else None
-
-    report: dict[str, Any] = {
-        "lean_map_entries": len(ents),
-        "lean_map_declarations": len(owner),
-        "decls_source": decls_source if decl_list is not None else None,
-        "decls_count": len(decl_list) if decl_list is not None else None,
-        "blueprint_source": blueprint_source if stmts is not None else None,
-        "blueprint_statements": len(stmts) if stmts is not None else None,
-    }
-
-    # -- declarations with no lean_map entry
-    sources: dict[str, list[str]] = {}
-    if decl_list is not None:
-        for d in decl_list:
-            if d not in owner:
-                sources.setdefault(d, []).append("decls")
+    env_of: dict[str, BlueprintStatement] = {}
     if stmts is not None:
         for s in stmts:
-            for d in s.lean:
-                if d not in owner:
-                    sources.setdefault(d, []).append(f"blueprint {s.name}")
-    report["uncovered"] = [{"decl": d, "sources": src} for d, src in sources.items()]
-    report["listed_twice"] = [{"decl": d, "entries": ids} for d, ids in owner.items() if len(ids) > 1]
+            for n in s.lean:
+                env_of.setdefault(n, s)
 
-    # -- lean_map declarations missing from the list / the blueprint
-    if decl_list is not None:
-        have = set(decl_list)
-        report["not_in_decls"] = [{"decl": d, "entry": ids[0]} for d, ids in owner.items() if d not in have]
-    else:
-        report["not_in_decls"] = None
-    if stmts is not None:
-        bp_decls = {d for s in stmts for d in s.lean}
-        report["not_in_blueprint"] = [{"decl": d, "entry": ids[0]} for d, ids in owner.items()
-                                      if d not in bp_decls]
-        if decl_list is not None:
-            have = set(decl_list)
-            report["blueprint_not_in_decls"] = sorted(d for d in bp_decls if d not in have)
+    # -- per-declaration status
+    order = {n: i for i, n in enumerate(decls or ())}
+    rows = []
+    for d in sorted(mdecls, key=lambda x: (order.get(x.name, len(order)), x.statement)):
+        valid = [(c, ev) for c, ev in listed.get(d.name, []) if c.kernel == "valid"]
+        holds = [ev for _, ev in valid if ev.conclusion == "holds"]
+        tally = {k: sum(1 for _, ev in valid if ev.conclusion == k) for k in CONCLUSIONS}
+        is_reg = d.check in registered
+        if is_reg and holds:
+            status = "computed" if d.is_definition else "checked"
+            levels = [ev.evidence for ev in holds]
+            evidence = next((lv for lv in EVIDENCE_ORDER if lv in levels), levels[0])
+            reason = ""
         else:
-            report["blueprint_not_in_decls"] = None
-    else:
-        report["not_in_blueprint"] = None
-        report["blueprint_not_in_decls"] = None
+            status, evidence = "mapped only", None
+            reason = (d.reason if not is_reg else
+                      "check registered, but no valid format-2 certificate evaluates it" if not valid else
+                      "check registered, but no valid certificate concludes 'holds'")
+        if tally["fails"]:
+            failures.append(f"{d.name}: {tally['fails']} valid certificate(s) conclude 'fails'")
+        if d.status in ("checked", "computed") and not is_reg:
+            failures.append(f"lean_map/{d.statement}.toml: {d.name} claims '{d.status}' but no check "
+                            f"'{d.check}' is registered")
+        env = env_of.get(d.name)
+        e = by_id[d.statement]
+        rows.append({
+            "name": d.name, "check": d.check, "kind": d.kind, "status": status, "evidence": evidence,
+            "certificates": len(valid), "conclusions": tally,
+            "blueprint": env.label if env else (d.blueprint if stmts is None else ""),
+            "blueprint_number": env.display if env else "",
+            "statement": d.statement, "statement_label": e.label, "claimed": d.status, "reason": reason,
+        })
 
-    # -- blueprint statements: mapping, numbering, flags
-    numbering: list[dict] = []
+    # -- statements: coverage, registry and references
+    statements = []
+    first = {r["statement"]: i for i, r in reversed(list(enumerate(rows)))}
+    for e in sorted(ents, key=lambda x: (first.get(x.id, len(rows)), x.id)):
+        mine = [r for r in rows if r["statement"] == e.id]
+        statements.append({
+            "id": e.id, "label": e.label, "source": e.source, "declarations": len(mine),
+            "checked": sum(r["status"] == "checked" for r in mine),
+            "computed": sum(r["status"] == "computed" for r in mine),
+            "mapped_only": sum(r["status"] == "mapped only" for r in mine),
+        })
+        if e.checker and e.status == "checked" and e.checker not in claim_ids:
+            failures.append(f"lean_map/{e.id}.toml: checker '{e.checker}' names no registered claim")
+        for ref in e.code:
+            if not _resolve_code(ref):
+                failures.append(f"lean_map/{e.id}.toml: code reference '{ref}' does not resolve")
+        for rel in e.certificates:
+            if not (e.root / rel).exists():
+                failures.append(f"lean_map/{e.id}.toml: certificate directory '{rel}' does not exist")
+
+    # -- coverage against the declaration list and the blueprint
+    mapped = set(by_name)
+    decl_list = list(decls) if decls is not None else None
+    if decl_list is not None:
+        failures += [f"{n}: in the declaration list but in no lean_map [[decl]]" for n in decl_list if n not in mapped]
+        failures += [f"{n}: mapped (lean_map/{by_name[n].statement}.toml) but not in the declaration list"
+                     for n in sorted(mapped - set(decl_list))]
+
+    findings: dict[str, Any] = {"numbering": [], "not_in_blueprint": None, "blueprint_mismatch": None,
+                                "split": None, "unknown_uses": None, "not_leanok": None, "stale_status": [],
+                                "registry": []}
     for e in ents:
         if normalise_label(e.seed_label) != normalise_label(e.label):
-            numbering.append({"entry": e.id, "against": "seed", "lean_map_label": e.label,
-                              "other_label": e.seed_label, "note": e.numbering_note})
-    unmapped, split, not_leanok, bad_uses, stmt_rows = [], [], [], [], []
+            findings["numbering"].append({"statement": e.id, "against": "seed", "lean_map_label": e.label,
+                                          "other_label": e.seed_label, "blueprint_label": "",
+                                          "note": e.numbering_note})
     if stmts is not None:
         labels = {s.label for s in stmts if s.label}
-        for s in stmts:
-            hits: dict[str, int] = {}
-            for d in s.lean:
-                for eid in owner.get(d, []):
-                    hits[eid] = hits.get(eid, 0) + 1
-            row = {"statement": s.display, "label": s.label, "title": s.title, "line": s.line,
-                   "lean": list(s.lean), "leanok": s.leanok, "uses": list(s.uses),
-                   "entries": sorted(hits, key=lambda k: -hits[k])}
-            stmt_rows.append(row)
-            if not hits:
-                unmapped.append({"statement": s.name, "line": s.line, "lean": list(s.lean),
-                                 "reason": "no \\lean{} declaration" if not s.lean
-                                 else "none of its declarations is in lean_map"})
-            else:
-                if len(hits) > 1:
-                    split.append({"statement": s.name, "entries": row["entries"]})
-                main = by_id[row["entries"][0]]
-                if s.number is not None and normalise_label(s.display) != normalise_label(main.label):
-                    numbering.append({
-                        "entry": main.id, "against": "blueprint", "lean_map_label": main.label,
-                        "other_label": s.display, "tex_label": s.label,
-                        "note": ("blueprint agrees with the seed label"
-                                 if normalise_label(s.display) == normalise_label(main.seed_label) else ""),
-                    })
-            if s.lean and not s.leanok:
-                not_leanok.append(s.name)
-            missing = [u for u in s.uses if u not in labels]
-            if missing:
-                bad_uses.append({"statement": s.name, "unknown": missing})
-    report["blueprint_unmapped"] = unmapped if stmts is not None else None
-    report["blueprint_split"] = split if stmts is not None else None
-    report["blueprint_not_leanok"] = not_leanok if stmts is not None else None
-    report["blueprint_unknown_uses"] = bad_uses if stmts is not None else None
-    report["blueprint"] = stmt_rows if stmts is not None else None
-    report["numbering"] = numbering
+        bp_names = set(env_of)
+        failures += [f"{n}: listed by blueprint {env_of[n].name} but in no lean_map [[decl]]"
+                     for n in env_of if n not in mapped]
+        findings["not_in_blueprint"] = [{"name": d.name, "statement": d.statement}
+                                        for d in mdecls if d.name not in bp_names]
+        mism, split = [], []
+        for e in ents:
+            if not e.decls:
+                continue
+            main = _main_env(e.lean_decls, env_of)
+            if main is None:
+                continue
+            if main.number is not None and normalise_label(main.display) != normalise_label(e.label):
+                findings["numbering"].append({
+                    "statement": e.id, "against": "blueprint", "lean_map_label": e.label,
+                    "other_label": main.display, "blueprint_label": main.label,
+                    "note": ("blueprint agrees with the seed label"
+                             if normalise_label(main.display) == normalise_label(e.seed_label) else ""),
+                })
+            envs = list(dict.fromkeys(env_of[n].label or env_of[n].display for n in e.lean_decls if n in env_of))
+            if len(envs) > 1:
+                split.append({"statement": e.id, "blueprint": envs,
+                              "outside": [n for n in e.lean_decls if n in env_of and env_of[n] is not main]})
+            if (e.blueprint, e.blueprint_number) != (main.label, main.display):
+                mism.append({"statement": e.id, "field": "blueprint/blueprint_number",
+                             "lean_map": f"{e.blueprint} / {e.blueprint_number}",
+                             "blueprint": f"{main.label} / {main.display}"})
+            for d in e.decls:
+                actual = env_of[d.name].label if d.name in env_of else ""
+                if d.blueprint != actual:
+                    mism.append({"statement": e.id, "field": f"{d.name}.blueprint",
+                                 "lean_map": d.blueprint, "blueprint": actual})
+        findings["blueprint_mismatch"] = mism
+        findings["split"] = split
+        findings["unknown_uses"] = [{"statement": s.name, "unknown": [u for u in s.uses if u not in labels]}
+                                    for s in stmts if any(u not in labels for u in s.uses)]
+        findings["not_leanok"] = [s.name for s in stmts if s.lean and not s.leanok]
+    findings["stale_status"] = [{"name": r["name"], "claimed": r["claimed"], "derived": r["status"]}
+                                for r in rows if r["claimed"] == "mapped" and r["status"] != "mapped only"]
+    findings["registry"] = (consistency(claim_ids, by_id, public_decls=())
+                            + registry_problems(claims, by_id))
 
-    # -- registry
-    reg_lines: list[str] = []
-    claims = None
-    if registry == "auto":
-        try:
-            from .claims.registry import all_claims
-            claims = all_claims()
-        except Exception as err:  # a half-written claim module must not hide the audit
-            reg_lines.append(f"registry unavailable: {err.__class__.__name__}: {err}".splitlines()[0])
-    elif registry is not None:
-        claims = list(registry)
-    if claims is not None:
-        reg_lines += consistency({c.id for c in claims}, by_id, public_decls=())
-        reg_lines += registry_problems(claims, by_id)
-        report["registered_claims"] = sorted(c.id for c in claims)
-    else:
-        report["registered_claims"] = None
-    report["registry"] = reg_lines
-
-    # -- coverage table
-    vf = find_verifier() if verifier == "auto" else verifier
-    report["verifier"] = "qkverify.kernel.verifier.verify_file" if (verifier == "auto" and vf) else (
-        "custom" if vf else None)
-    coverage = []
-    for e in ents:
-        row = {"id": e.id, "label": e.label, "section": e.section, "source": e.source,
-               "declarations": len(e.lean_decls), "checker": e.checker or "-", "status": e.status}
-        row.update(_certificate_status(e, vf))
-        coverage.append(row)
-    report["coverage"] = coverage
-
-    report["covered_all"] = not report["uncovered"] and not report["listed_twice"]
-    unverified = [r for r in report.get("coverage", []) if str(r.get("verified", "")).startswith("FAILED")]
-    report["exit"] = 0 if report["covered_all"] and not unverified else 1
-    return report
+    theorems = [r for r in rows if r["kind"] not in DEFINITION_KINDS]
+    defs = [r for r in rows if r["kind"] in DEFINITION_KINDS]
+    counts = {
+        "declarations": len(rows), "theorems": len(theorems), "definitions": len(defs),
+        "checked": sum(r["status"] == "checked" for r in rows),
+        "computed": sum(r["status"] == "computed" for r in rows),
+        "mapped_only": sum(r["status"] == "mapped only" for r in rows),
+    }
+    failures = list(dict.fromkeys(failures))
+    exit_code = 1 if failures or (require_checked and counts["mapped_only"]) else 0
+    return {
+        "counts": counts,
+        "declarations": rows,
+        "statements": statements,
+        "findings": findings,
+        "failures": failures,
+        "require_checked": require_checked,
+        "sources": {"lean_map_files": len(ents), "decls": decls_source or None,
+                    "decls_count": len(decl_list) if decl_list is not None else None,
+                    "blueprint": blueprint_source or None,
+                    "blueprint_environments": len(stmts) if stmts is not None else None,
+                    "certificates_format2": len(certs), "registered_checks": len(registered)},
+        "exit": exit_code,
+    }
 
 
 # ----------------------------------------------------------------- text output
+
+def count_lines(report: dict) -> list[str]:
+    """The three counts, first thing lean-audit and ``qkverify audit`` print."""
+    c = report["counts"]
+    return [
+        f"checked      {c['checked']:>3} of {c['theorems']} theorems and lemmas",
+        f"computed     {c['computed']:>3} of {c['definitions']} definitions",
+        f"mapped only  {c['mapped_only']:>3} of {c['declarations']} declarations",
+    ]
+
+
+def coverage_lines(report: dict) -> list[str]:
+    """Counts, then one line per statement with its checked / computed /
+    mapped-only declaration counts (the table ``make audit`` prints)."""
+    out = count_lines(report)
+    rows = [("statement", "label", "decls", "checked", "computed", "mapped")]
+    for s in report["statements"]:
+        if s["declarations"]:
+            rows.append((s["id"], s["label"], str(s["declarations"]), str(s["checked"]),
+                         str(s["computed"]), str(s["mapped_only"])))
+    out.append("")
+    out += _table(rows, right={2, 3, 4, 5})
+    rest = [s["id"] for s in report["statements"] if not s["declarations"]]
+    if rest:
+        out.append(f"  ({len(rest)} statements have no Lean declaration: {', '.join(rest)})")
+    return out
+
+
+def _table(rows: list[tuple[str, ...]], right: set[int] = frozenset(), cap: int = 46) -> list[str]:
+    widths = [min(max(len(r[i]) for r in rows), cap) for i in range(len(rows[0]))]
+    return ["  " + "  ".join(v.rjust(widths[i]) if i in right else v.ljust(widths[i])
+                             for i, v in enumerate(r)).rstrip() for r in rows]
+
 
 def _first_sentence(s: str) -> str:
     m = re.match(r"(.+?[.;])(\s|$)", s)
@@ -419,15 +661,22 @@ def _first_sentence(s: str) -> str:
 
 
 def render_text(report: dict) -> str:
-    """Human-readable report (plain text, one finding per line)."""
-    L: list[str] = []
-    src = report.get("decls_source") or "-"
-    head = f"lean-audit: {report['lean_map_entries']} lean_map entries, {report['lean_map_declarations']} declarations"
-    if report.get("decls_count") is not None:
-        head += f"; decls list {src} ({report['decls_count']})"
-    if report.get("blueprint_source"):
-        head += f"; blueprint {report['blueprint_source']} ({report['blueprint_statements']} statements)"
-    L.append(head)
+    """Human-readable report: counts, the per-declaration table, findings,
+    failures and the result line."""
+    src = report["sources"]
+    head = f"lean-audit: {report['counts']['declarations']} Lean declarations in {src['lean_map_files']} lean_map files"
+    if src.get("blueprint"):
+        head += f"; blueprint {src['blueprint']} ({src['blueprint_environments']} environments)"
+    head += f"; {src['certificates_format2']} format-2 certificates, {src['registered_checks']} registered checks"
+    L = [head, ""] + count_lines(report) + [""]
+    rows = [("declaration", "kind", "status", "evidence", "certs", "blueprint", "statement", "reason")]
+    for r in report["declarations"]:
+        bp = f"{r['blueprint_number']} ({r['blueprint']})" if r["blueprint_number"] else (r["blueprint"] or "-")
+        rows.append((r["check"], r["kind"], r["status"], r["evidence"] or "-", str(r["certificates"]), bp,
+                     r["statement"], r["reason"] if len(r["reason"]) <= 60 else r["reason"][:59] + "…"))
+    L += _table(rows, right={4}, cap=40)
+
+    f = report["findings"]
 
     def section(title: str, items: list[str] | None) -> None:
         if items is None:
@@ -436,58 +685,37 @@ def render_text(report: dict) -> str:
         L.append(f"{title}: {'none' if not items else len(items)}")
         L.extend(f"  {x}" for x in items)
 
-    section("Declarations with no lean_map entry",
-            [f"{u['decl']}  [{'; '.join(u['sources'])}]" for u in report["uncovered"]])
-    section("Declarations listed by several lean_map entries",
-            [f"{x['decl']}  ({', '.join(x['entries'])})" for x in report["listed_twice"]])
-    if report["not_in_decls"] is not None:
-        section("lean_map declarations missing from the decls list",
-                [f"{x['decl']}  (lean_map/{x['entry']}.toml)" for x in report["not_in_decls"]])
-    if report["not_in_blueprint"] is not None:
-        section("lean_map declarations missing from the blueprint",
-                [f"{x['decl']}  (lean_map/{x['entry']}.toml)" for x in report["not_in_blueprint"]])
-    if report.get("blueprint_not_in_decls") is not None:
-        section("Blueprint \\lean{} declarations missing from the decls list", report["blueprint_not_in_decls"])
-    if report["blueprint_unmapped"] is not None:
-        section("Blueprint statements with no lean_map entry",
-                [f"{x['statement']} (line {x['line']}): {x['reason']}" for x in report["blueprint_unmapped"]])
-        section("Blueprint statements spread over several lean_map entries",
-                [f"{x['statement']}: {', '.join(x['entries'])}" for x in report["blueprint_split"]])
-        section("Blueprint statements with \\lean{} but no \\leanok", report["blueprint_not_leanok"])
-        section("Blueprint \\uses{} of unknown labels",
-                [f"{x['statement']}: {', '.join(x['unknown'])}" for x in report["blueprint_unknown_uses"]])
     nums = []
-    for n in report["numbering"]:
-        who = "seed" if n["against"] == "seed" else f"blueprint ({n.get('tex_label') or '?'})"
-        line = f"{n['entry']}: arXiv v1 '{n['lean_map_label']}' vs {who} '{n['other_label']}'"
+    for n in f["numbering"]:
+        who = "seed" if n["against"] == "seed" else f"blueprint ({n['blueprint_label']})"
+        line = f"{n['statement']}: lean_map '{n['lean_map_label']}' vs {who} '{n['other_label']}'"
         if n.get("note"):
             line += f" -- {_first_sentence(n['note'])}"
         nums.append(line)
     section("Numbering differences", nums)
-    section("Registry cross-check", report["registry"])
-
+    if f["not_in_blueprint"] is not None:
+        section("Declarations absent from the blueprint",
+                [f"{x['name']}  (lean_map/{x['statement']}.toml)" for x in f["not_in_blueprint"]])
+        section("Statements spread over several blueprint environments",
+                [f"{x['statement']}: {', '.join(x['blueprint'])} ({', '.join(x['outside'])} outside the main one)"
+                 for x in f["split"]])
+        section("lean_map blueprint fields that differ from the blueprint",
+                [f"{x['statement']}: {x['field']} = '{x['lean_map']}', blueprint '{x['blueprint']}'"
+                 for x in f["blueprint_mismatch"]])
+        section("Blueprint \\uses{} of unknown labels",
+                [f"{x['statement']}: {', '.join(x['unknown'])}" for x in f["unknown_uses"]])
+        section("Blueprint statements with \\lean{} but no \\leanok", f["not_leanok"])
+    section("Declarations whose lean_map status is out of date",
+            [f"{x['name']}: lean_map says '{x['claimed']}', derived '{x['derived']}'" for x in f["stale_status"]])
+    section("Registry cross-check (statement level)", f["registry"])
+    section("FAILURES", report["failures"])
     L.append("")
-    L.append("Coverage (statement x Lean declarations x checker x certificate x verified):")
-    rows = [("statement", "id", "decls", "checker", "certificate", "verified")]
-    for c in report["coverage"]:
-        cert = c["certificate"] if c["certificate"] != "present" else f"present ({c['certificate_files']})"
-        rows.append((c["label"], c["id"], str(c["declarations"]), c["checker"], cert, c["verified"]))
-    widths = [min(max(len(r[i]) for r in rows), 44) for i in range(len(rows[0]))]
-    for r in rows:
-        L.append("  " + "  ".join(v.ljust(widths[i]) if i != 2 else v.rjust(widths[i])
-                                  for i, v in enumerate(r)).rstrip())
-    fails = [f for c in report["coverage"] for f in c.get("verify_failures", [])]
-    if fails:
-        L.append("")
-        L.append(f"Certificates that did not verify: {len(fails)}")
-        L.extend(f"  {f['file']}: {f['reason']}" for f in fails)
-
-    L.append("")
-    if report["covered_all"]:
-        L.append(f"Result: every declaration is covered by exactly one lean_map entry "
-                 f"({report['lean_map_declarations']} in lean_map).")
+    c = report["counts"]
+    if report["failures"]:
+        L.append(f"Result: FAILED ({len(report['failures'])} failure(s)).")
+    elif report["require_checked"] and c["mapped_only"]:
+        L.append(f"Result: FAILED (--require-checked: {c['mapped_only']} declaration(s) only mapped).")
     else:
-        L.append(f"Result: {len(report['uncovered'])} declaration(s) without an entry, "
-                 f"{len(report['listed_twice'])} listed twice.")
+        L.append(f"Result: nothing fails; {c['checked']} checked, {c['computed']} computed, "
+                 f"{c['mapped_only']} only mapped.")
     return "\n".join(L)
-

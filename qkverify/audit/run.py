@@ -13,6 +13,7 @@ from pathlib import Path
 from .. import certificates
 from ..claims.registry import all_claims
 from ..errors import CertificateExists
+from . import lean_audit, leanmap
 from .suite import adapt, cases, fits
 
 
@@ -64,11 +65,61 @@ def run_suite(out_dir: Path, force: bool = False, write: bool = True) -> list[Au
     return rows
 
 
+def statements_with_checks() -> list:
+    """Statements (lean_map order) with at least one registered declaration check."""
+    from ..claims import metadata
+    from ..claims.registry import registered_check_ids
+
+    ids = registered_check_ids()
+    return [st for st in metadata.load().values() if any(d.check in ids for d in st.decls)]
+
+
+def run_statements(out_dir: Path, force: bool = False, write: bool = True) -> list[AuditRow]:
+    """Every statement checked declaration by declaration (certificate format 2) on every
+    suite input of a kind one of its checks takes.  A case on which no declaration can be
+    evaluated (every one has a failing hypothesis) is listed as ``skipped`` with the reasons."""
+    from ..claims.evaluate import evaluate
+    from ..claims.registry import declaration_check_fn, registered_check_ids
+    from ..errors import QKInputError
+    from .suite import cases2
+
+    ids = registered_check_ids()
+    rows: list[AuditRow] = []
+    for st in statements_with_checks():
+        kinds = {k for d in st.decls if d.check in ids for k in declaration_check_fn(d.check).kinds}
+        for name, inp in cases2():
+            if inp.kind2 not in kinds:
+                continue
+            try:
+                run = evaluate(st.id, inp)
+            except QKInputError as err:
+                rows.append(AuditRow(st.id, st.label, name, "skipped", "-", str(err)[:160], None))
+                continue
+            path, status = None, ""
+            if write:
+                path = out_dir / st.id / f"{name}.json"
+                try:
+                    status = certificates.write(run.certificate({"name": name}), path, force=force)
+                except CertificateExists:
+                    status = "refused (a different certificate exists; --force replaces it)"
+            note = "; ".join(f"{r.meta.check}: {r.conclusion}" for r in run.failures())[:160]
+            rows.append(AuditRow(st.id, st.label, name, run.verdict, run.evidence, note,
+                                 str(path) if path else None, status))
+    return rows
+
+
 def lean_map_problems() -> list[str]:
     """Registered claims without a lean_map entry and the reverse, plus
     hypothesis-name / label / declaration mismatches (qkverify.leanmap)."""
-    from . import leanmap
-
     entries = leanmap.load_lean_map()
     claims = all_claims()
-    return leanmap.consistency({c.id for c in claims}, entries) + leanmap.registry_problems(claims, entries)
+    ids = {c.id for c in claims} | {st.id for st in statements_with_checks()}
+    return leanmap.consistency(ids, entries) + leanmap.registry_problems(claims, entries)
+
+
+def lean_coverage() -> dict:
+    """The lean-audit report (:func:`qkverify.audit.lean_audit.run_lean_audit`)
+    on the shipped lean_map, declaration list, blueprint skeleton and
+    certificates: per Lean declaration checked / computed / mapped only."""
+    stmts, _ = lean_audit.load_skeleton()
+    return lean_audit.run_lean_audit(leanmap.load_lean_map(), leanmap.read_decls(), stmts)

@@ -13,7 +13,8 @@ import random
 
 from flint import fmpq, fmpq_mat
 
-from ..io.inputs import HeadInput, LawInput, MatrixInput, OrthoInput
+from ..io.inputs import (FamilyInput, FiberInput, HeadInput, LawInput, MatrixInput, OrthoInput, RankOneInput,
+                         SubspaceInput, ThetaPointInput)
 from ..exact.matrix import cayley_orthogonal, random_antisymmetric
 
 
@@ -92,6 +93,78 @@ def cases() -> list[tuple[str, object]]:
         out.append((name, MatrixInput(_m(rows), n)))
     out.extend(_heads().items())
     out.extend(_ortho().items())
+    out.extend(_laws().items())
+    return out
+
+
+def _fibers() -> dict[str, FiberInput]:
+    """Candidate decompositions S = H ± P for the ← direction of Theorem 4's faces."""
+    return {
+        # S = diag(2, −1) = H + P with H = diag(1, −1) (spectrum ±1), P = diag(1, 0) ⪰ 0: d = 0
+        "fiber_d_diag_2_m1": FiberInput(_m([[2, 0], [0, -1]]), "d", _m([[1, 0], [0, -1]]), _m([[1, 0], [0, 0]])),
+        # S = diag(1, −3) = H − P with H = diag(1, −1), P = diag(0, 2): c = 0
+        "fiber_c_diag_1_m3": FiberInput(_m([[1, 1], [-1, -3]]), "c", _m([[1, 0], [0, -1]]), _m([[0, 0], [0, 2]])),
+    }
+
+
+def _heads_in_basis() -> dict[str, HeadInput]:
+    """Heads whose Gram matrix is read in a second, non-standard rational basis of C."""
+    B = _m([[1, 1, 0, 0, 0], [0, 1, 2, 0, 0], [0, 0, 1, -1, 0], [1, 0, 0, 1, 1], [0, 0, 0, 0, 2]])
+    h = _heads()["head_nondegenerate_N5_n2"]
+    return {"head_nondegenerate_N5_n2_basis": HeadInput(h.W_Q, h.W_K, B=B)}
+
+
+def _section_2_3() -> dict[str, object]:
+    """Inputs of Lemma 3's subspace form (n = 0 included), exists_orthogonal_cols,
+    profile_smul_vecMulVec and the ⊇ direction of profiles_rank_one_eq_Theta."""
+    q = lambda *xs: tuple(fmpq(*map(int, x.split("/"))) if isinstance(x, str) else fmpq(x) for x in xs)  # noqa: E731
+    head = _heads()["head_nondegenerate_N5_n2"]
+    return {
+        # Lemma 3: L = 0 with n = 0 (rank 0 ≤ 0: S has no positive or negative eigenvalue)
+        "zero_matrix_n0": MatrixInput(_m([[0, 0], [0, 0]]), 0),
+        # S = diag(2, −1) is positive definite on span(e₀): dim 1 ≤ n = 2
+        "subspace_diag_2_m1": SubspaceInput(_m([[2, 0], [0, -1]]), 2, _m([[1, 0]])),
+        # L = e₀e₁ᵀ (rank 1): S = ½(e₀e₁ᵀ + e₁e₀ᵀ) is positive on span(1, 1): dim 1 ≤ 1
+        "subspace_nilpotent_e12": SubspaceInput(_m([[0, 1], [0, 0]]), 1, _m([[1, 1]])),
+        # a head's L (rank ≤ 2): S is positive definite on span(e₀, e₄): dim 2 ≤ n = 2
+        "subspace_head_N5_n2": SubspaceInput(head.L, 2, _m([[1, 0, 0, 0, 0], [0, 0, 0, 0, 1]])),
+        # rational orthonormal families (exists_orthogonal_cols)
+        "family_N3_one": FamilyInput(_m([["1/3", "2/3", "2/3"], [0, 0, 0], [0, 0, 0]]), (0,)),
+        "family_N3_two": FamilyInput(_m([["1/3", "2/3", "2/3"], ["2/3", "1/3", "-2/3"], [0, 0, 0]]), (0, 1)),
+        "family_N4_gap": FamilyInput(_m([[0, 0, 0, 0], ["1/2", "1/2", "1/2", "1/2"], [0, 0, 0, 0],
+                                         ["1/2", "-1/2", "1/2", "-1/2"]]), (1, 3)),
+        # s·u vᵀ with unit u, v: t = 3/5 (8/25, 8/25, 9/25, 0); t = −2/3 (5/18, 5/18, 0, 4/9); t = 0
+        "uv_3_4_5": RankOneInput(q("3/5", "4/5"), q(1, 0), fmpq(2)),
+        "uv_negative_t": RankOneInput(q(0, 1, 0), q("2/3", "-2/3", "1/3"), fmpq(1, 2)),
+        "uv_orthogonal": RankOneInput(q(1, 0), q(0, 1), fmpq(1)),
+        # points of Θ: Pythagorean t = 3/5; t² = 1/2 (t/r = 1); t² = 1/3 (L over Q(√(1/2)));
+        # d = 2/3 (L over Q(√2)); the vertex d = 1; the centre t = 0; N = 1 vertex; a point off Θ
+        "theta_pythagorean": ThetaPointInput(q("8/25", "8/25", "9/25", 0), 2),
+        "theta_half": ThetaPointInput(q("1/4", "1/4", "1/2", 0), 2),
+        "theta_surd_c": ThetaPointInput(q("1/3", "1/3", "1/3", 0), 3),
+        "theta_surd_d": ThetaPointInput(q("1/6", "1/6", 0, "2/3"), 2),
+        "theta_vertex_d": ThetaPointInput(q(0, 0, 0, 1), 2),
+        "theta_centre": ThetaPointInput(q("1/2", "1/2", 0, 0), 2),
+        "theta_N1_vertex": ThetaPointInput(q(0, 0, 1, 0), 1),
+        "theta_off": ThetaPointInput(q("1/4", "1/4", "1/4", "1/4"), 2),
+    }
+
+
+def cases2() -> list[tuple[str, object]]:
+    """Suite inputs for the per-declaration checks (certificate format 2): each matrix as a
+    plain ``matrix`` input and, with its n, as a ``matrix_bound`` one; heads (one in a second
+    basis); orthogonal pairs; candidate fiber decompositions; subspaces, orthonormal families,
+    rank-one factors and points of Θ (§2, §3); laws."""
+    out: list[tuple[str, object]] = []
+    for name, (rows, n) in MATRICES.items():
+        out.append((name, MatrixInput(_m(rows))))
+        if n is not None:
+            out.append((f"{name}_n{n}", MatrixInput(_m(rows), n)))
+    out.extend(_heads().items())
+    out.extend(_heads_in_basis().items())
+    out.extend(_ortho().items())
+    out.extend(_fibers().items())
+    out.extend(_section_2_3().items())
     out.extend(_laws().items())
     return out
 

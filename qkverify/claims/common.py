@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import hashlib
-import random
-
-from flint import fmpq, fmpq_mat, fmpz_mat
+from flint import fmpq, fmpq_mat
 
 from ..exact.inertia import Inertia, inertia_charpoly, inertia_ldlt
-from ..exact.matrix import frob_sq, rank, to_str_rows
+from ..exact.matrix import frob_sq
 from ..exact.rational import fmpq_str
-from .registry import Hypothesis, Result
+from .registry import Result, predicate
 
 
 def q(x) -> str:
@@ -44,24 +41,74 @@ def result(ok: bool, evidence: str, witnesses: list[dict], values: dict, reason_
     )
 
 
-def seeded_rng(*parts) -> random.Random:
-    """Deterministic RNG from the exact input (byte-identical certificates)."""
-    h = hashlib.sha256(repr(parts).encode()).digest()
-    return random.Random(int.from_bytes(h[:8], "big"))
-
-
-def random_invertible(rng: random.Random, n: int) -> fmpq_mat:
-    """A random rational invertible n x n matrix (small integers), exact."""
-    while True:
-        B = fmpq_mat([[fmpq(rng.randint(-3, 3)) for _ in range(n)] for _ in range(n)])
-        if B.det() != 0:
-            return B
-
-
 # hypotheses used by several sections ---------------------------------------
 
-def _L(inp):
-    return inp.L
+def lean_div(x: fmpq, y: fmpq) -> fmpq:
+    """Lean's division on ℝ: x / 0 = 0.
+
+    >>> lean_div(fmpq(1), fmpq(0))
+    0
+    """
+    return fmpq(0) if y == 0 else x / y
 
 
-L_NE_ZERO = Hypothesis("L_ne_zero", "L ≠ 0", lambda inp: frob_sq(_L(inp)) != 0)
+# hypothesis predicates (lean_map ``predicate`` ids) shared by several sections ----
+
+
+@predicate("L_ne_zero")
+def _L_ne_zero(s) -> bool:
+    """L ≠ 0 (Lean binder ``hL``)."""
+    return frob_sq(s.inp.L) != 0
+
+
+def spectrum_witness(S: fmpq_mat, of: str, prec: int = 160) -> dict:
+    """The ``spectrum`` witness of a rational symmetric S (docs/CERTIFICATES.md): the
+    common denominator D, the irreducible factors of charpoly(D·S) with multiplicities
+    and, for each, its real roots in sorted rational intervals about 2^-prec wide
+    (FLINT's certified isolation, each re-checked by an exact sign change)."""
+    from ..exact.algebraic import charpoly_factors, isolate_real_roots
+
+    D, facs = charpoly_factors(S)
+    out = []
+    for f, e in facs:
+        cs = [int(c) for c in f.coeffs()]
+        if f.degree() == 1:
+            r = fmpq(-cs[0], cs[1])
+            roots = [[fmpq_str(r), fmpq_str(r)]]
+        else:
+            roots = [[fmpq_str(lo), fmpq_str(hi)] for lo, hi in isolate_real_roots(f, prec)]
+        out.append({"poly": [str(c) for c in cs], "multiplicity": e, "roots": roots})
+    out.sort(key=lambda x: (len(x["poly"]), x["poly"]))
+    return {"kind": "spectrum", "of": of, "scale": str(D), "factors": out}
+
+
+def rank_witness(A: fmpq_mat, of: str) -> dict:
+    """The ``rank`` witness of a rational matrix (docs/CERTIFICATES.md): a nonzero maximal
+    minor of D·A modulo a prime and, below full row rank, an integer basis of the left
+    kernel with its own nonzero minor."""
+    from ..exact.matrix import rank_certificate
+
+    rc = rank_certificate(A)
+    w = {"kind": "rank", "of": of, "scale": str(rc.scale), "rank": rc.rank, "rows": rc.rows, "cols": rc.cols,
+         "prime": str(rc.prime), "minor_mod_p": str(rc.minor_mod_p)}
+    if rc.left_kernel:
+        w.update(kernel=[[str(v) for v in y] for y in rc.left_kernel], kernel_cols=rc.kernel_cols,
+                 kernel_minor_mod_p=str(rc.kernel_minor_mod_p), kernel_prime=str(rc.kernel_prime))
+    return w
+
+
+@predicate("is_symmetric")
+def _is_symmetric(s) -> bool:
+    """The matrix a definition is applied to is symmetric (Lean binders ``hS``, ``hA``):
+    symPart L for matrix inputs, the Gram matrix for heads; a weights head's S is
+    symmetric by construction."""
+    from ..exact.matrix import is_symmetric, sym_part
+
+    if s.kind == "weights":
+        return True
+    if s.kind == "head":
+        B = s.inp.B if s.inp.B is not None else None
+        S = sym_part(s.inp.L)
+        G = S if B is None else B.transpose() * S * B
+        return is_symmetric(G)
+    return is_symmetric(sym_part(s.inp.L))

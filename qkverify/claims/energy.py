@@ -1,88 +1,92 @@
-"""Def A1 and Lemma 5: symmetric / antisymmetric parts and their energies.
+"""Definition A1 and Lemma 5: symmetric and antisymmetric parts and their energies.
 
-Lean: ``Appendices.frobSq``, ``symPart``, ``skewPart`` (Def A1);
-``frobSq_eq_frobSq_symPart_add_frobSq_skewPart``, ``frobSq_symPart``,
-``frobSq_skewPart``, ``frobSq_symPart_div``, ``frobSq_skewPart_div``
-(Lemma 5, Appendix A).  All checks are exact rational arithmetic.
+Lean (``Appendices/Common.lean``, ``RandomMatrices/EnergyIdentities.lean``):
+``frobSq L = tr(Lᵀ L)``, ``symPart L = ½(L + Lᵀ)``, ``skewPart L = ½(L − Lᵀ)``;
+``frobSq_symPart``: ‖S‖² = ‖L‖²/2 + tr(L²)/2, ``frobSq_skewPart``: ‖T‖² = ‖L‖²/2 −
+tr(L²)/2, ``frobSq_eq_frobSq_symPart_add_frobSq_skewPart``: ‖L‖² = ‖S‖² + ‖T‖², and,
+for L ≠ 0 only, the divided forms ``frobSq_symPart_div`` / ``frobSq_skewPart_div``.
+Everything is exact rational arithmetic; each check compares two quantities
+computed independently (a norm of one matrix against a formula in another).
 """
 
 from __future__ import annotations
 
 from flint import fmpq
 
-from ..exact.matrix import frob_sq, is_antisymmetric, is_symmetric, skew_part, sym_part, to_str_rows, trace
-from .common import L_NE_ZERO, q, result
-from .registry import Claim, register
+from ..exact.matrix import entries, frob_sq, is_antisymmetric, is_symmetric, skew_part, sym_part, trace
+from . import values as V
+from .common import lean_div
+from .registry import DeclResult, Subject, declaration_check
+
+MAT = ("matrix",)
 
 
-def _def_a1(inp):
-    L = inp.L
-    S, T = sym_part(L), skew_part(L)
-    checks = {
-        "L = S + T": L == S + T,
-        "S symmetric": is_symmetric(S),
-        "T antisymmetric": is_antisymmetric(T),
-    }
-    ok = all(checks.values())
-    w = [{"kind": "identity", "matrix": "L", "S": to_str_rows(S), "T": to_str_rows(T), "checks": checks}]
-    return result(ok, "exact", w, {"checks": checks}, "failed: " + ", ".join(k for k, v in checks.items() if not v))
+def _parts(s: Subject):
+    return s.memo("ST", lambda: (sym_part(s.inp.L), skew_part(s.inp.L)))
 
 
-def _div(x: fmpq, y: fmpq) -> fmpq:
-    """Lean's division: x/0 = 0."""
-    return fmpq(0) if y == 0 else x / y
+# Definition A1 -----------------------------------------------------------------
 
 
-def _lemma5(inp):
-    L = inp.L
-    S, T = sym_part(L), skew_part(L)
-    fL, fS, fT = frob_sq(L), frob_sq(S), frob_sq(T)
-    tr2 = trace(L * L)
-    half = fmpq(1, 2)
-    checks = {
-        "‖L‖² = ‖S‖² + ‖T‖²": fL == fS + fT,
-        "‖S‖² = ½‖L‖² + ½tr(L²)": fS == half * fL + half * tr2,
-        "‖T‖² = ½‖L‖² − ½tr(L²)": fT == half * fL - half * tr2,
-        # divided forms, Lean convention x/0 = 0 (need L ≠ 0)
-        "‖S‖²/‖L‖² = ½ + tr(L²)/(2‖L‖²)": _div(fS, fL) == half + _div(tr2, 2 * fL),
-        "‖T‖²/‖L‖² = ½ − tr(L²)/(2‖L‖²)": _div(fT, fL) == half - _div(tr2, 2 * fL),
-    }
-    values = {"frobSq_L": q(fL), "frobSq_S": q(fS), "frobSq_T": q(fT), "trace_L_sq": q(tr2)}
-    w = [{"kind": "identity", "matrix": "L", "values": values, "checks": checks}]
-    ok = all(checks.values())
-    return result(ok, "exact", w, values, "failed: " + ", ".join(k for k, v in checks.items() if not v))
+@declaration_check("frobSq", MAT)
+def _frobSq(s: Subject) -> DeclResult:
+    """frobSq L = tr(LᵀL), checked against frobSq_eq_sum_sq (Σ L_ij²)."""
+    L = s.inp.L
+    v = trace(L.transpose() * L)
+    return DeclResult(v == sum((x * x for x in entries(L)), fmpq(0)), value=V.exact(v))
 
 
-register(
-    Claim(
-        id="symPart",
-        label="Definition A1",
-        section="Appendix A",
-        lean_decls=("Appendices.frobSq", "Appendices.symPart", "Appendices.skewPart"),
-        statement="L = S + T with S = (L+Lᵀ)/2 symmetric and T = (L−Lᵀ)/2 antisymmetric.",
-        hypotheses=(),
-        input_kind="matrix",
-        conclusion=_def_a1,
-        aliases=("Def A1", "skewPart"),
-    )
-)
+@declaration_check("symPart", MAT)
+def _symPart(s: Subject) -> DeclResult:
+    """symPart L = ½(L + Lᵀ), checked against symPart_isSymm and symPart_add_skewPart."""
+    S, T = _parts(s)
+    return DeclResult(is_symmetric(S) and S + T == s.inp.L, value=V.matrix(S))
 
-register(
-    Claim(
-        id="frobSq_eq_frobSq_symPart_add_frobSq_skewPart",
-        label="Lemma 5",
-        section="Appendix A",
-        lean_decls=(
-            "Appendices.frobSq_eq_frobSq_symPart_add_frobSq_skewPart",
-            "Appendices.frobSq_symPart",
-            "Appendices.frobSq_skewPart",
-            "Appendices.frobSq_symPart_div",
-            "Appendices.frobSq_skewPart_div",
-        ),
-        statement="‖L‖² = ‖S‖² + ‖T‖², ‖S‖² = ½‖L‖² + ½tr(L²), ‖T‖² = ½‖L‖² − ½tr(L²); for L ≠ 0 divided by ‖L‖².",
-        hypotheses=(L_NE_ZERO,),
-        input_kind="matrix",
-        conclusion=_lemma5,
-        aliases=("energy identities",),
-    )
-)
+
+@declaration_check("skewPart", MAT)
+def _skewPart(s: Subject) -> DeclResult:
+    """skewPart L = ½(L − Lᵀ), checked against skewPart_transpose and symPart_add_skewPart."""
+    S, T = _parts(s)
+    return DeclResult(is_antisymmetric(T) and S + T == s.inp.L, value=V.matrix(T))
+
+
+# Lemma 5 -----------------------------------------------------------------------
+
+
+def _norms(s: Subject):
+    def build():
+        S, T = _parts(s)
+        L = s.inp.L
+        return frob_sq(L), frob_sq(S), frob_sq(T), trace(L * L)
+
+    return s.memo("norms", build)
+
+
+@declaration_check("frobSq_symPart", MAT)
+def _fs(s: Subject) -> DeclResult:
+    fL, fS, fT, t2 = _norms(s)
+    return DeclResult(fS == fL / 2 + t2 / 2)
+
+
+@declaration_check("frobSq_skewPart", MAT)
+def _ft(s: Subject) -> DeclResult:
+    fL, fS, fT, t2 = _norms(s)
+    return DeclResult(fT == fL / 2 - t2 / 2)
+
+
+@declaration_check("frobSq_eq_frobSq_symPart_add_frobSq_skewPart", MAT)
+def _fsum(s: Subject) -> DeclResult:
+    fL, fS, fT, t2 = _norms(s)
+    return DeclResult(fL == fS + fT)
+
+
+@declaration_check("frobSq_symPart_div", MAT)
+def _fs_div(s: Subject) -> DeclResult:
+    fL, fS, fT, t2 = _norms(s)
+    return DeclResult(lean_div(fS, fL) == fmpq(1, 2) + lean_div(t2, 2 * fL))
+
+
+@declaration_check("frobSq_skewPart_div", MAT)
+def _ft_div(s: Subject) -> DeclResult:
+    fL, fS, fT, t2 = _norms(s)
+    return DeclResult(lean_div(fT, fL) == fmpq(1, 2) - lean_div(t2, 2 * fL))

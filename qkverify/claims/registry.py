@@ -183,22 +183,85 @@ def get(name: str) -> Claim:
 # --------------------------------------------------------------------------
 # Per-declaration checks (certificate format 2).  A check id is the Lean
 # declaration name without the ``Appendices.`` / ``Appendices.MainText.``
-# namespace (e.g. ``profileA_nonneg``, ``GramForm.statO_eq_trace``); its
-# metadata (kind, hypotheses, statement) lives in ``lean_map/*.toml``.
-
-_DECL_CHECKS: dict[str, Callable[..., Any]] = {}
+# namespace (e.g. ``profileA_nonneg``); its metadata (kind, hypotheses,
+# statement) lives in ``lean_map/*.toml`` (:mod:`.metadata`).
 
 
-def declaration_check(check_id: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Decorator registering the check function of one Lean declaration.
+class NotApplicable(Exception):
+    """The declaration's conclusion cannot be evaluated on this input (e.g. the
+    existential side of an iff with no candidate): it is skipped, with the reason."""
 
-    Raises ValueError when ``check_id`` is registered twice.
+
+@dataclass
+class DeclResult:
+    """What a check function returns.
+
+    conclusion -- True / False, or None when undecided (``reason`` says why)
+    evidence   -- ``exact`` / ``certified`` / ``empirical``
+    value      -- definitions: the computed value as a certificate value object
+                  ({"exact": …}, {"enclosure": […]}, {"list": …}, {"matrix": …}, …)
     """
 
-    def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
+    conclusion: bool | None
+    evidence: str = "exact"
+    value: dict | None = None
+    reason: str = ""
+
+
+class Subject:
+    """One concrete input under evaluation: a cache for the producer's computations
+    and the witnesses the evaluated declarations need (at most one per (kind, of))."""
+
+    def __init__(self, inp: Any):
+        self.inp = inp
+        self._memo: dict = {}
+        self.witnesses: dict[tuple, dict] = {}
+
+    @property
+    def kind(self) -> str:
+        return self.inp.kind2
+
+    def memo(self, key, fn: Callable[[], Any]) -> Any:
+        if key not in self._memo:
+            self._memo[key] = fn()
+        return self._memo[key]
+
+    def witness(self, w: dict) -> None:
+        """Record a witness the certificate must carry."""
+        self.witnesses.setdefault((w["kind"], w.get("of")), w)
+
+
+@dataclass(frozen=True)
+class DeclCheck:
+    check_id: str
+    kinds: tuple[str, ...]
+    fn: Callable[[Subject], DeclResult]
+
+
+_DECL_CHECKS: dict[str, DeclCheck] = {}
+_PREDICATES: dict[str, Callable[[Subject], bool]] = {}
+
+
+def declaration_check(check_id: str, kinds: tuple[str, ...] = ("matrix",)) -> Callable:
+    """Decorator registering the check function of one Lean declaration, evaluated on
+    inputs of the given kinds.  Raises ValueError when ``check_id`` is registered twice."""
+
+    def deco(fn: Callable[[Subject], DeclResult]) -> Callable[[Subject], DeclResult]:
         if check_id in _DECL_CHECKS:
             raise ValueError(f"declaration check {check_id!r} registered twice")
-        _DECL_CHECKS[check_id] = fn
+        _DECL_CHECKS[check_id] = DeclCheck(check_id, tuple(kinds), fn)
+        return fn
+
+    return deco
+
+
+def predicate(pid: str) -> Callable:
+    """Decorator registering the exact decision of a hypothesis predicate (lean_map ``predicate``)."""
+
+    def deco(fn: Callable[[Subject], bool]) -> Callable[[Subject], bool]:
+        if pid in _PREDICATES:
+            raise ValueError(f"predicate {pid!r} registered twice")
+        _PREDICATES[pid] = fn
         return fn
 
     return deco
@@ -210,7 +273,13 @@ def registered_check_ids() -> frozenset[str]:
     return frozenset(_DECL_CHECKS)
 
 
-def declaration_check_fn(check_id: str) -> Callable[..., Any]:
-    """The registered check function of ``check_id``; KeyError when none is registered."""
+def declaration_check_fn(check_id: str) -> DeclCheck:
+    """The registered check of ``check_id``; KeyError when none is registered."""
     _ensure_loaded()
     return _DECL_CHECKS[check_id]
+
+
+def predicate_fn(pid: str) -> Callable[[Subject], bool]:
+    """The registered decision of predicate ``pid``; KeyError when none is registered."""
+    _ensure_loaded()
+    return _PREDICATES[pid]

@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from ..audit.run import lean_map_problems, run_suite
+from ..audit.lean_audit import coverage_lines
+from ..audit.run import lean_coverage, lean_map_problems, run_statements, run_suite
 from ._util import table
 
 NAME = "audit"
@@ -23,7 +24,8 @@ def add_arguments(p) -> None:
 
 def _model_audit(out: Path, force: bool, jobs: int) -> tuple[bool, str]:
     """Certify the default model's heads (``qkverify heads`` with its
-    defaults, quiet) into ``out/heads/<model>/``; (ok, one-line summary)."""
+    defaults, quiet) into ``out/heads/<model>/`` -- under the audit's own
+    ``--out``, never elsewhere; (ok, one-line summary)."""
     import argparse
 
     from . import heads as heads_cmd
@@ -33,13 +35,17 @@ def _model_audit(out: Path, force: bool, jobs: int) -> tuple[bool, str]:
     argv = ["--quiet", "--jobs", str(jobs)]
     if force:
         argv.append("--force")
-    code = heads_cmd.run(p.parse_args(argv))
+    ns = p.parse_args(argv)
+    ns.out_root = str(out)
+    code = heads_cmd.run(ns)
     return code == 0, f"default model: qkverify heads exited {code}"
 
 
 def run(args) -> int:
-    out = Path(args.out)
-    rows = run_suite(out, force=args.force)
+    from ..io.outputs import probe_output_dir
+
+    out = probe_output_dir(Path(args.out))  # an unwritable --out is exit 2 before any work
+    rows = run_statements(out, force=args.force) + run_suite(out, force=args.force)
     body = [[r.claim, r.label, r.case, r.verdict, r.evidence, r.note[:70]] for r in rows]
     print(table(body, ["claim", "label", "case", "verdict", "evidence", "note"]))
     counts = Counter(r.verdict for r in rows)
@@ -55,6 +61,11 @@ def run(args) -> int:
             print("  " + p)
     else:
         print("lean_map: every registered claim has an entry and every checker is registered")
+    coverage = lean_coverage()
+    print("Lean declarations (qkverify lean-audit has the per-declaration table):")
+    print("\n".join(coverage_lines(coverage)))
+    if coverage["failures"]:
+        print(f"lean-audit: {len(coverage['failures'])} failure(s); run qkverify lean-audit")
     ok_model = True
     if not args.no_model:
         ok_model, msg = _model_audit(out, args.force, args.jobs)

@@ -54,6 +54,13 @@ def add_arguments(p) -> None:
                         "10^-6·(1 − a) for smaller values (default 9)")
     p.add_argument("--n-heads", type=int, default=None, help="head count for safetensors without config.json")
     p.add_argument("--n-kv-heads", type=int, default=None, help="KV head count (grouped-query) without config.json")
+    p.add_argument("--pre-norm-qk", action="store_true",
+                   help="accept a model that normalises q and k after the projections (q_norm/k_norm: Qwen3, "
+                        "OLMo2, Gemma 3), whose score is not a fixed bilinear form, and analyse the "
+                        "pre-normalisation W_Kᵀ W_Q (every output labels it score = pre_norm_qk); refused without")
+    p.add_argument("--biaffine-vectors", action="store_true",
+                   help="with query/key biases, write the exact linear terms W_Kᵀ b_Q and W_Qᵀ b_K in full into "
+                        "heads.json (default: their exact squared norms and SHA-256)")
     p.add_argument("--exact-signature", choices=("all", "first", "none"), default="first",
                    help="exact charpoly(½JG)+Descartes signature on all heads, the first head only (default), or none "
                         "(within the budget); the signature is certified on every head by the rank witness and the cells")
@@ -79,6 +86,43 @@ def add_arguments(p) -> None:
 def _slug(name: str) -> str:
     """File-system-safe model name for the default output directory."""
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_") or "model"
+
+
+def default_out(model_name: str, root: str | Path = "certificates") -> Path:
+    """The default output folder ``<root>/heads/<model slug>/``."""
+    return Path(root) / "heads" / _slug(model_name)
+
+
+def check_readable(spec: str | None) -> None:
+    """Open every weights file a model spec names (a file, or the
+    ``.safetensors``/``.gguf``/``.npz``/``config.json`` files of a folder)
+    and read one byte, so that an unreadable file is a one-line error before
+    any work.  Known model names are resolved the same way.  Raises
+    QKInputError."""
+    from ..models import resolve_model
+
+    path, _ = resolve_model(spec)
+    files = [path] if path.is_file() else sorted(
+        f for f in path.iterdir() if f.suffix.lower() in (".safetensors", ".gguf", ".npz") or f.name == "config.json")
+    for f in files:
+        try:
+            with open(f, "rb") as fh:
+                fh.read(1)
+        except OSError as err:
+            raise QKInputError(f"{f}: cannot read ({err.strerror or err.__class__.__name__})") from None
+
+
+def _model_notes(meta: dict) -> list[str]:
+    """What the analysed matrix is, when it is not the model's whole score."""
+    out = []
+    score = str(meta.get("score") or "")
+    if "pre_norm_qk" in score:
+        out.append(f"note: {meta.get('qk_norm')}: the score is not a fixed bilinear form; every head above is the "
+                   "PRE-NORMALISATION W_Kᵀ W_Q (score = pre_norm_qk in heads.csv/heads.json)")
+    if "biaffine" in score:
+        out.append("note: query/key biases present: the score is biaffine (Lemma 1) and the analysis is of its "
+                   "bilinear part W_Kᵀ W_Q; the linear terms and constant are per head in heads.json (biaffine)")
+    return out
 
 
 def _folder_name(spec: str | None) -> str | None:
@@ -127,8 +171,11 @@ def run(args) -> int:
 
     Exit status 0 when every certified head satisfies Theorem 3 (or the
     theorem does not apply), 1 when a head contradicts it (a bug), 2 for bad
-    input (QKInputError, raised by the loaders and option checks) and for
-    running out of memory (one line)."""
+    input (QKInputError, raised by the loaders and option checks), an
+    unreadable weights file or an unwritable output folder -- both found
+    before any head is certified -- and for running out of memory (one
+    line).  ``args.out_root`` (set by ``qkverify audit``, not a command-line
+    option) replaces ``certificates`` in the default output folder."""
     _check_args(args)
     try:
         return _run(args)
@@ -142,10 +189,17 @@ def _run(args) -> int:
     from ..heads.run import RunConfig
     from ..models import parse_layers
 
+    from ..io.outputs import probe_output_dir
+
     specs = args.model or [None]
     layers = parse_layers(args.layers)
     cfg = RunConfig(digits=args.digits, exact_signature=args.exact_signature, direct=args.direct,
-                    full_witness=args.full_witness, cut=args.cut, budget=_budget(args))
+                    full_witness=args.full_witness, cut=args.cut, budget=_budget(args),
+                    biaffine_vectors=bool(getattr(args, "biaffine_vectors", False)))
+    if args.out:
+        probe_output_dir(args.out)
+    for spec in specs:
+        check_readable(spec)
     client = cluster = None
     if args.scheduler:
         from ..heads.run import start_client
@@ -153,7 +207,8 @@ def _run(args) -> int:
         client, cluster = start_client(args.scheduler)
     try:
         multi = len(specs) > 1
-        base = Path(args.out) if args.out else Path("certificates") / "heads"
+        root = getattr(args, "out_root", None) or "certificates"
+        base = Path(args.out) if args.out else Path(root) / "heads"
         all_rows: list[dict] = []
         summary: dict = {}
         code = 0
@@ -185,7 +240,10 @@ def _one_model(spec, layers, cfg, args, base: Path, multi: bool, client) -> tupl
     from ..heads.run import ModelRef, certificate_values, iter_sorted, register, run_dask, run_local, strip_private
     from ..models import load_model
 
-    model = load_model(spec, args.n_heads, args.n_kv_heads, name=_folder_name(spec))
+    from ..io.outputs import probe_output_dir
+
+    pre_norm = bool(getattr(args, "pre_norm_qk", False))
+    model = load_model(spec, args.n_heads, args.n_kv_heads, name=_folder_name(spec), pre_norm_qk=pre_norm)
     if layers is not None:
         bad = [l for l in layers if l >= model.n_layers]
         if bad:
@@ -194,9 +252,10 @@ def _one_model(spec, layers, cfg, args, base: Path, multi: bool, client) -> tupl
         out = base / _slug(model.name)
     else:
         out = Path(args.out)
+    probe_output_dir(out)
     meta = model.describe()
     meta["layers"] = layers if layers is not None else list(range(model.n_layers))
-    ref = ModelRef(str(model.path), model.sha256, args.n_heads, args.n_kv_heads, model.name)
+    ref = ModelRef(str(model.path), model.sha256, args.n_heads, args.n_kv_heads, model.name, pre_norm)
     register(ref, model)
     results: list[dict] = []
     n_cert = 0
@@ -246,6 +305,8 @@ def _one_model(spec, layers, cfg, args, base: Path, multi: bool, client) -> tupl
     if not args.quiet:
         for line in summary_lines(rows):
             print(line)
+    for line in _model_notes(meta):
+        print(line)
     dis = [r for r in rows if r.get("float64_disagrees")]
     holds = sum(1 for r in results if r["verdict"] == "holds")
     skipped = sorted({n for r in rows for n in str(r.get("notes", "")).split("; ") if "skipped" in n})

@@ -46,6 +46,7 @@ class ModelRef:
     n_heads: int | None = None
     n_kv_heads: int | None = None
     name: str | None = None
+    pre_norm_qk: bool = False
 
 
 @dataclass
@@ -59,6 +60,7 @@ class RunConfig:
     full_witness: bool = False
     cut: float = 1e-9
     budget: Budget = field(default_factory=Budget)
+    biaffine_vectors: bool = False
 
     def head_options(self, first: bool) -> HeadOptions:
         """HeadOptions for one head (first = the first head of the model)."""
@@ -93,7 +95,7 @@ def _open(ref: ModelRef):
 
     if len(_MODELS) >= 4:
         _MODELS.clear()
-    model = load_model(ref.spec, ref.n_heads, ref.n_kv_heads, name=ref.name)
+    model = load_model(ref.spec, ref.n_heads, ref.n_kv_heads, name=ref.name, pre_norm_qk=ref.pre_norm_qk)
     _MODELS[ref] = model
     if ref.sha256 and model.sha256 != ref.sha256:
         raise QKInputError(f"{ref.spec}: SHA-256 {model.sha256[:12]}… differs from the task's {ref.sha256[:12]}… "
@@ -120,6 +122,8 @@ def certify_layer(ref: ModelRef, layer: int, cfg: RunConfig, first: tuple[int, i
             continue
         is_first = first == (rec.layer, rec.head)
         res = certify_head(rec, cfg.head_options(is_first))
+        # the loader's per-head columns (score, positional, layout, biaffine parts): tables only
+        res["row"].update(rec.table_fields(cfg.biaffine_vectors))
         res["row"]["_options"] = cfg.fingerprint(is_first)
         res["source"] = rec.source
         out.append(res)
@@ -146,6 +150,7 @@ def reusable_result(path: Path, rec, cfg: RunConfig, first: bool) -> dict | None
         return None
     row = {k: v for k, v in values.items() if k != OPTIONS_KEY}
     float_columns(rec, row, cfg.cut)
+    row.update(rec.table_fields(cfg.biaffine_vectors))
     row["_options"] = values[OPTIONS_KEY]
     return {"row": row, "spectrum": None, "witnesses": cert["witnesses"], "values": dict(values),
             "verdict": cert["verdict"], "reason": cert.get("reason", ""), "evidence": cert["evidence"],
@@ -293,11 +298,12 @@ def strip_private(row: dict) -> dict:
 
 
 def certificate_values(res: dict) -> dict:
-    """What a certificate's ``values`` hold: the row without display-only
-    float64 columns, plus the producer options that shaped it."""
-    row = res["row"]
-    vals = {k: v for k, v in row.items() if k not in FLOAT_KEYS and not k.startswith("_")}
-    vals[OPTIONS_KEY] = row.get("_options", "")
+    """What a certificate's ``values`` hold: the head's certified values
+    (the row as :func:`certify_head` made it, without display-only float64
+    columns or the loader's table fields), plus the producer options that
+    shaped it."""
+    vals = {k: v for k, v in res["values"].items() if k not in FLOAT_KEYS and not k.startswith("_")}
+    vals[OPTIONS_KEY] = res["row"].get("_options", "")
     return vals
 
 

@@ -1,12 +1,25 @@
 """Concrete inputs of claims, built from user files.
 
 A file is JSON (numbers read by their decimal text, ``"p/q"`` strings
-allowed) or ``.npy`` (floats taken as exact dyadic rationals):
+allowed; see :mod:`qkverify.exact.rational` for the one number grammar),
+``.npy`` (floats taken as exact dyadic rationals) or ``.npz`` (arrays named
+like the JSON keys):
 
 * a nested list, or ``{"L": …}``          -> MatrixInput   (N x N)
+* ``{"L": …, "n": k}``                    -> MatrixInput with a head dimension
 * ``{"S": …}``                            -> MatrixInput with L = S (must be symmetric)
 * ``{"W_Q": …, "W_K": …}`` (n x N each)   -> HeadInput
 * ``{"L": …, "U": …}``                    -> OrthoInput    (U rational orthogonal)
+* ``{"L": …, "face": "c"|"d", "H": …, "P": …}`` -> FiberInput (a candidate S = H ± P)
+* ``{"L": …, "n": k, "V": …}``            -> SubspaceInput (rows of V: a basis of a subspace)
+* ``{"v": …, "s": [i, …]}``               -> FamilyInput   (N vectors, an index set)
+* ``{"u": […], "v": […], "s": x}``        -> RankOneInput  (L = s·u vᵀ)
+* ``{"p": [a, b, c, d], "N": k}``         -> ThetaPointInput
+* ``{"model": "iid" | "qk", "N": …, …}``  -> LawInput      (claims on random matrices)
+
+Strict: a key (or ``.npz`` array) that the shape does not have is refused
+(naming it), as is a repeated JSON key.  Every shape also accepts the
+``"kind"`` key that its ``to_json``/``to_json2`` writes, so written inputs read back.
 """
 
 from __future__ import annotations
@@ -21,7 +34,7 @@ from flint import fmpq, fmpq_mat
 from ..errors import QKInputError
 from ..math import baselines as B
 from ..exact.matrix import is_symmetric, to_str_rows
-from ..exact.rational import fmpq_str, read_input_file, rows_to_fmpq_mat
+from ..exact.rational import fmpq_str, parse_integer, read_input_file, rows_to_fmpq_mat
 
 
 @dataclass(frozen=True)
@@ -43,6 +56,18 @@ class MatrixInput:
             out["n"] = self.n
         return out
 
+    @property
+    def kind2(self) -> str:
+        """Input kind of certificate format 2: ``matrix`` or ``matrix_bound`` (with n)."""
+        return "matrix" if self.n is None else "matrix_bound"
+
+    def to_json2(self) -> dict:
+        """The format-2 certificate input object."""
+        out = {"kind": self.kind2, "L": to_str_rows(self.L)}
+        if self.n is not None:
+            out["n"] = self.n
+        return out
+
 
 @dataclass(frozen=True)
 class HeadInput:
@@ -52,6 +77,7 @@ class HeadInput:
     W_Q: fmpq_mat
     W_K: fmpq_mat
     source: dict = field(default_factory=dict, compare=False)
+    B: fmpq_mat | None = None  # a basis of C (columns) for the Gram matrix; standard when None
 
     @property
     def n(self) -> int:
@@ -67,6 +93,15 @@ class HeadInput:
 
     def to_json(self) -> dict:
         return {"kind": "head", "W_Q": to_str_rows(self.W_Q), "W_K": to_str_rows(self.W_K)}
+
+    kind2 = "head"
+
+    def to_json2(self) -> dict:
+        """The format-2 certificate input object."""
+        out = self.to_json()
+        if self.B is not None:
+            out["B"] = to_str_rows(self.B)
+        return out
 
 
 @dataclass(frozen=True)
@@ -84,9 +119,203 @@ class OrthoInput:
     def to_json(self) -> dict:
         return {"kind": "orthogonal", "L": to_str_rows(self.L), "U": to_str_rows(self.U)}
 
+    kind2 = "matrix_pair"
+
+    def to_json2(self) -> dict:
+        """The format-2 certificate input object."""
+        return {"kind": "matrix_pair", "L": to_str_rows(self.L), "U": to_str_rows(self.U)}
+
+
+@dataclass(frozen=True)
+class FiberInput:
+    """L with a candidate decomposition S = H + P (face ``d``) or S = H − P (face ``c``),
+    for the ← direction of Theorem 4's decomposition faces."""
+
+    L: fmpq_mat
+    face: str
+    H: fmpq_mat
+    P: fmpq_mat
+    source: dict = field(default_factory=dict, compare=False)
+
+    kind2 = "matrix_fiber"
+
+    @property
+    def N(self) -> int:
+        return self.L.nrows()
+
+    def to_json2(self) -> dict:
+        """The format-2 certificate input object."""
+        return {"kind": "matrix_fiber", "L": to_str_rows(self.L), "face": self.face,
+                "H": to_str_rows(self.H), "P": to_str_rows(self.P)}
+
+
+@dataclass(frozen=True)
+class SubspaceInput:
+    """L (N x N), a bound n ≥ 0 and a subspace V of ℝ^N given by a basis (the rows of V,
+    linearly independent): the input of Lemma 3's ``finrank_le_of_posDefOn``."""
+
+    L: fmpq_mat
+    n: int
+    V: fmpq_mat
+    source: dict = field(default_factory=dict, compare=False)
+
+    kind2 = "matrix_subspace"
+
+    @property
+    def N(self) -> int:
+        return self.L.nrows()
+
+    def to_json2(self) -> dict:
+        """The format-2 certificate input object."""
+        return {"kind": "matrix_subspace", "L": to_str_rows(self.L), "n": self.n, "V": to_str_rows(self.V)}
+
+
+@dataclass(frozen=True)
+class FamilyInput:
+    """A family of N vectors of length N (row i of ``v`` is v_i) and a set ``s`` of indices:
+    the input of ``exists_orthogonal_cols`` (only v_i with i ∈ s matter)."""
+
+    v: fmpq_mat
+    s: tuple[int, ...]
+    source: dict = field(default_factory=dict, compare=False)
+
+    kind2 = "family"
+
+    @property
+    def N(self) -> int:
+        return self.v.nrows()
+
+    def to_json2(self) -> dict:
+        """The format-2 certificate input object."""
+        return {"kind": "family", "v": to_str_rows(self.v), "s": list(self.s)}
+
+
+@dataclass(frozen=True)
+class RankOneInput:
+    """Vectors u, v of length N and a scalar s (the arguments of ``profile_smul_vecMulVec``);
+    L = s·u vᵀ."""
+
+    u: tuple[fmpq, ...]
+    v: tuple[fmpq, ...]
+    s: fmpq
+    source: dict = field(default_factory=dict, compare=False)
+
+    kind2 = "rank_one"
+
+    @property
+    def N(self) -> int:
+        return len(self.u)
+
+    @property
+    def L(self) -> fmpq_mat:
+        return fmpq_mat([[self.s * a * b for b in self.v] for a in self.u])
+
+    def to_json2(self) -> dict:
+        """The format-2 certificate input object."""
+        return {"kind": "rank_one", "u": [fmpq_str(x) for x in self.u], "v": [fmpq_str(x) for x in self.v],
+                "s": fmpq_str(self.s)}
+
+
+@dataclass(frozen=True)
+class ThetaPointInput:
+    """A point p = (a, b, c, d) with rational coordinates and a size N ≥ 1: the input of the ⊇
+    direction of ``profiles_rank_one_eq_Theta`` (is p the profile of a rank-one N x N matrix?)."""
+
+    p: tuple[fmpq, fmpq, fmpq, fmpq]
+    N: int
+    source: dict = field(default_factory=dict, compare=False)
+
+    kind2 = "theta_point"
+
+    def to_json2(self) -> dict:
+        """The format-2 certificate input object."""
+        return {"kind": "theta_point", "p": [fmpq_str(x) for x in self.p], "N": self.N}
+
+
+def _vector(x: Any, where: str) -> tuple[fmpq, ...]:
+    if isinstance(x, np.ndarray):
+        x = x.tolist()
+    if not isinstance(x, list) or not x or any(isinstance(e, list) for e in x):
+        raise QKInputError(f"{where}: expected a non-empty flat list of numbers")
+    return tuple(rows_to_fmpq_mat([x], where).tolist()[0])
+
+
+def _size(x: Any, where: str, least: int) -> int:
+    try:
+        k = int(str(x))
+    except ValueError:
+        raise QKInputError(f"{where} must be an integer ≥ {least}, got {x!r}") from None
+    if k < least or k > 4096:
+        raise QKInputError(f"{where} must be an integer from {least} to 4096, got {k}")
+    return k
+
+
+def _special_input(doc: dict, where: str):
+    """The inputs of Lemma 3's subspace form, exists_orthogonal_cols, profile_smul_vecMulVec and
+    the ⊇ direction of profiles_rank_one_eq_Theta (None when ``doc`` is none of them)."""
+    keys = set(doc)
+    if {"L", "n", "V"} <= keys:
+        _check_keys(doc, "subspace", where)
+        L = _mat(doc["L"], f"{where}: L", True)
+        V = _mat(doc["V"], f"{where}: V", False)
+        if V.ncols() != L.nrows():
+            raise QKInputError(f"{where}: V must have N = {L.nrows()} columns (its rows are a basis of the subspace)")
+        if V.rank() != V.nrows():
+            raise QKInputError(f"{where}: the rows of V must be linearly independent (a basis of the subspace)")
+        return SubspaceInput(L, _size(doc["n"], f"{where}: n", 0), V)
+    if {"u", "v", "s"} <= keys:
+        _check_keys(doc, "rank_one", where)
+        u, v = _vector(doc["u"], f"{where}: u"), _vector(doc["v"], f"{where}: v")
+        if len(u) != len(v):
+            raise QKInputError(f"{where}: u and v must have the same length")
+        return RankOneInput(u, v, rows_to_fmpq_mat([[doc["s"]]], f"{where}: s")[0, 0])
+    if {"v", "s"} <= keys:
+        _check_keys(doc, "family", where)
+        v = _mat(doc["v"], f"{where}: v", True)
+        if not isinstance(doc["s"], list):
+            raise QKInputError(f"{where}: s must be a list of indices")
+        s = tuple(_size(i, f"{where}: s", 0) for i in doc["s"])
+        if len(set(s)) != len(s) or any(i >= v.nrows() for i in s):
+            raise QKInputError(f"{where}: s must list distinct indices below N = {v.nrows()}")
+        return FamilyInput(v, tuple(sorted(s)))
+    if {"p", "N"} <= keys:
+        _check_keys(doc, "theta_point", where)
+        p = _vector(doc["p"], f"{where}: p")
+        if len(p) != 4:
+            raise QKInputError(f"{where}: p must have four coordinates (a, b, c, d)")
+        return ThetaPointInput(p, _size(doc["N"], f"{where}: N", 1))
+    return None
+
 
 def _mat(doc: Any, key: str, square: bool) -> fmpq_mat:
     return rows_to_fmpq_mat(doc, key, square=square)
+
+
+#: the keys each document shape may have (``kind`` is what ``to_json`` writes
+#: and must name that shape); anything else is refused, naming the key
+SHAPES = {
+    "head": ({"W_Q", "W_K"}, {"kind", "B"}, ("head",)),
+    "orthogonal": ({"L", "U"}, {"kind"}, ("orthogonal", "matrix_pair")),
+    "matrix": ({"L"}, {"kind", "n"}, ("matrix", "matrix_bound")),
+    "symmetric": ({"S"}, {"kind"}, ("matrix", "symmetric")),
+    "fiber": ({"L", "face", "H", "P"}, {"kind"}, ("matrix_fiber",)),
+    "subspace": ({"L", "n", "V"}, {"kind"}, ("matrix_subspace",)),
+    "rank_one": ({"u", "v", "s"}, {"kind"}, ("rank_one",)),
+    "family": ({"v", "s"}, {"kind"}, ("family",)),
+    "theta_point": ({"p", "N"}, {"kind"}, ("theta_point",)),
+}
+
+
+def _check_keys(doc: dict, shape: str, where: str) -> None:
+    """Refuse keys that ``shape`` does not have, and a ``kind`` that names
+    another shape (QKInputError naming the key)."""
+    required, optional, kinds = SHAPES[shape]
+    extra = sorted(str(k) for k in doc if k not in required | optional)
+    if extra:
+        allowed = ", ".join(sorted(required)) + "".join(f" [{k}]" for k in sorted(optional))
+        raise QKInputError(f"{where}: unknown key {extra[0]!r} (a {shape} input has the keys {allowed})")
+    if "kind" in doc and doc["kind"] not in kinds:
+        raise QKInputError(f"{where}: key 'kind' is {doc['kind']!r}, but the keys are those of a {shape} input")
 
 
 def input_from_document(doc: Any, kind: str | None = None, where: str = "input"):
@@ -94,7 +323,8 @@ def input_from_document(doc: Any, kind: str | None = None, where: str = "input")
 
     ``kind`` (a Claim.input_kind) selects what is expected; a head is also
     accepted where a matrix is expected (its L = W_Kᵀ W_Q is used).
-    Raises QKInputError naming the problem.
+    Raises QKInputError naming the problem -- including a key (or an
+    ``.npz`` array) that the document's shape does not have (:data:`SHAPES`).
     """
     if kind == "law":
         return LawInput.from_document(doc, where)
@@ -102,31 +332,51 @@ def input_from_document(doc: Any, kind: str | None = None, where: str = "input")
         obj: Any = MatrixInput(_mat(doc, f"{where}: L", True))
     elif isinstance(doc, dict):
         keys = set(doc)
-        if {"W_Q", "W_K"} <= keys:
+        special = _special_input(doc, where)
+        if special is not None:
+            obj = special
+        elif {"W_Q", "W_K"} & keys:
+            _check_keys(doc, "head", where)
+            if not {"W_Q", "W_K"} <= keys:
+                raise QKInputError(f"{where}: a head needs both W_Q and W_K; found only {sorted(keys & {'W_Q', 'W_K'})[0]}")
             WQ = _mat(doc["W_Q"], f"{where}: W_Q", False)
             WK = _mat(doc["W_K"], f"{where}: W_K", False)
             if (WQ.nrows(), WQ.ncols()) != (WK.nrows(), WK.ncols()):
                 raise QKInputError(
                     f"{where}: W_Q is {WQ.nrows()}x{WQ.ncols()} but W_K is {WK.nrows()}x{WK.ncols()}; both must be n x N"
                 )
-            obj = HeadInput(WQ, WK)
+            B = None
+            if "B" in keys:
+                B = _mat(doc["B"], f"{where}: B", True)
+                if B.nrows() != WQ.ncols() or B.det() == 0:
+                    raise QKInputError(f"{where}: B must be an invertible N x N matrix (a basis of C)")
+            obj = HeadInput(WQ, WK, B=B)
+        elif {"L", "face", "H", "P"} <= keys:
+            _check_keys(doc, "fiber", where)
+            L = _mat(doc["L"], f"{where}: L", True)
+            if doc["face"] not in ("c", "d"):
+                raise QKInputError(f"{where}: face must be \"c\" (S = H − P) or \"d\" (S = H + P)")
+            H, P = (_mat(doc[k], f"{where}: {k}", True) for k in ("H", "P"))
+            if not (H.nrows() == P.nrows() == L.nrows()):
+                raise QKInputError(f"{where}: H and P must have the size of L")
+            obj = FiberInput(L, doc["face"], H, P)
         elif "L" in keys and "U" in keys:
+            _check_keys(doc, "orthogonal", where)
             L = _mat(doc["L"], f"{where}: L", True)
             U = _mat(doc["U"], f"{where}: U", True)
             if U.nrows() != L.nrows():
                 raise QKInputError(f"{where}: U is {U.nrows()}x{U.nrows()} but L is {L.nrows()}x{L.nrows()}")
             obj = OrthoInput(L, U)
         elif "L" in keys:
+            _check_keys(doc, "matrix", where)
             n = doc.get("n")
             if n is not None:
-                try:
-                    n = int(str(n))
-                except ValueError:
-                    raise QKInputError(f"{where}: n must be a positive integer, got {n!r}") from None
-                if n < 1:
-                    raise QKInputError(f"{where}: n must be a positive integer, got {n}")
+                n = parse_integer(n, f"{where}: n")
+                if n < 0:
+                    raise QKInputError(f"{where}: n must be a nonnegative integer, got {n}")
             obj = MatrixInput(_mat(doc["L"], f"{where}: L", True), n)
         elif "S" in keys:
+            _check_keys(doc, "symmetric", where)
             S = _mat(doc["S"], f"{where}: S", True)
             if not is_symmetric(S):
                 raise QKInputError(f"{where}: S is not symmetric")
@@ -201,6 +451,8 @@ class LawInput:
     seed: int = 0
     source: dict = field(default_factory=dict, compare=False)
 
+    kind2 = "law"
+
     def __post_init__(self) -> None:
         B._check_size("N", self.N)
         B._check_size("samples", self.samples)
@@ -268,21 +520,33 @@ class LawInput:
         if not isinstance(doc, dict):
             raise QKInputError(f"{where}: a law input is a JSON object with 'model', 'N' and the laws")
         model = str(doc.get("model", "iid"))
+        allowed = {"kind", "model", "N", "monte_carlo"} | (
+            {"law", "grid"} if model == "iid" else {"n", "law_K", "law_Q"} if model == "qk" else set())
+        extra = sorted(str(k) for k in doc if k not in allowed)
+        if extra and model in ("iid", "qk"):
+            raise QKInputError(f"{where}: unknown key {extra[0]!r} (a {model} law input has the keys "
+                               f"{', '.join(sorted(allowed))})")
+        if "kind" in doc and doc["kind"] != "law":
+            raise QKInputError(f"{where}: key 'kind' is {doc['kind']!r}, but this claim takes a law input")
+        if model == "iid" and "law" in doc and "grid" in doc:
+            raise QKInputError(f"{where}: give 'law' or 'grid', not both")
 
         def size(key: str) -> int:
             if key not in doc:
                 raise QKInputError(f"{where}: missing '{key}'")
-            try:
-                return int(str(doc[key]))
-            except ValueError:
-                raise QKInputError(f"{where}: '{key}' must be a positive integer, got {doc[key]!r}") from None
+            return parse_integer(doc[key], f"{where}: {key}")
 
         mc = doc.get("monte_carlo") or {}
+        if not isinstance(mc, dict):
+            raise QKInputError(f"{where}: 'monte_carlo' must be an object with samples, delta, seed")
+        extra = sorted(str(k) for k in mc if k not in ("samples", "delta", "seed"))
+        if extra:
+            raise QKInputError(f"{where}: unknown key {extra[0]!r} in 'monte_carlo' (keys: samples, delta, seed)")
         kw = {}
         if mc:
-            kw = {"samples": int(str(mc.get("samples", MC_SAMPLES))),
+            kw = {"samples": parse_integer(mc.get("samples", MC_SAMPLES), f"{where}: samples"),
                   "delta": B.to_fmpq(mc.get("delta", MC_DELTA), f"{where}: delta"),
-                  "seed": int(str(mc.get("seed", 0)))}
+                  "seed": parse_integer(mc.get("seed", 0), f"{where}: seed")}
         if model == "iid":
             if "grid" in doc:
                 grid = tuple(tuple(B.parse_law(l) for l in r) for r in doc["grid"])

@@ -1,11 +1,13 @@
 """Offline loaders: weights files in, exact per-head (W_Q, W_K) out.
 
-``load_model(spec)`` accepts a path (``.safetensors`` file or directory of
-shards, ``.gguf``, TransformerLens ``.npz``) or the name of a model shipped
-in an installed registry package (see :data:`KNOWN_MODELS`); ``None`` means
-the default model, all-MiniLM-L6-v2.  The architecture is detected from
-tensor names and metadata; an unknown layout raises QKInputError naming
-some of the tensors found.  No network access, no model hub.
+``load_model(spec)`` accepts a path (``.safetensors`` file, directory, or
+sharded checkpoint with ``model.safetensors.index.json``; ``.gguf``;
+TransformerLens ``.npz``) or the name of a model shipped in an installed
+registry package (see :data:`KNOWN_MODELS`); ``None`` means the default
+model, all-MiniLM-L6-v2.  The safetensors layout comes from config.json's
+``model_type`` (:mod:`.layouts`; an unfamiliar one is refused), the GGUF
+one from ``general.architecture``.  PyTorch pickles (``.bin``) are refused
+with the command that converts them.  No network access, no model hub.
 """
 
 from __future__ import annotations
@@ -63,12 +65,32 @@ def resolve_model(spec: str | None) -> tuple[Path, str | None]:
     return p, None
 
 
+#: PyTorch pickle checkpoints: refused (unpickling can run arbitrary code, and
+#: the kernel re-reads only safetensors); the message says how to convert
+PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl")
+
+
+def pickle_refusal(path: Path) -> QKInputError:
+    """The one-line refusal for a PyTorch pickle checkpoint, with the
+    conversion command."""
+    return QKInputError(
+        f"{path}: PyTorch pickle checkpoints are not read (unpickling can run code, and the certificate kernel "
+        "re-reads only safetensors); convert once with torch, e.g. python -c \"import torch, safetensors.torch as s; "
+        f"s.save_file({{k: v.contiguous().clone() for k, v in torch.load('{path.name}', map_location='cpu', "
+        "weights_only=True).items()}, 'model.safetensors')\" (keep config.json beside it; per shard for "
+        "pytorch_model-*.bin), or transformers' save_pretrained(..., safe_serialization=True)")
+
+
 def load_model(spec: str | None = None, n_heads: int | None = None, n_kv_heads: int | None = None,
-               name: str | None = None) -> Model:
+               name: str | None = None, pre_norm_qk: bool = False) -> Model:
     """Load a model from a spec (see module docstring).
 
     n_heads / n_kv_heads are needed only for safetensors checkpoints without
-    a config.json.  Raises QKInputError for unknown formats and layouts.
+    a config.json.  ``pre_norm_qk`` accepts checkpoints whose q and k are
+    normalised after the projections (q_norm/k_norm), analysing the
+    pre-normalisation W_Kᵀ W_Q; without it they are refused.  Raises
+    QKInputError for unknown formats and layouts, PyTorch pickles (with the
+    command that converts them) and q/k normalisation without the option.
     """
     path, canon = resolve_model(spec)
     name = name or canon
@@ -78,26 +100,42 @@ def load_model(spec: str | None = None, n_heads: int | None = None, n_kv_heads: 
             ggs = sorted(path.glob("*.gguf"))
             if len(ggs) > 1:
                 raise QKInputError(f"{path}: several .gguf files; name one")
-            return load_gguf(ggs[0], name)
+            return load_gguf(ggs[0], name, pre_norm_qk=pre_norm_qk)
         if ".safetensors" in kinds:
-            return load_safetensors(path, n_heads, n_kv_heads, name)
+            return load_safetensors(path, n_heads, n_kv_heads, name, pre_norm_qk=pre_norm_qk)
         if kinds == {".npz"}:
             npzs = sorted(path.glob("*.npz"))
             if len(npzs) > 1:
                 raise QKInputError(f"{path}: several .npz files; name one")
             return load_npz(npzs[0], name)
+        pick = sorted(p for s in PICKLE_SUFFIXES for p in path.glob(f"*{s}"))
+        if pick:
+            raise pickle_refusal(pick[0])
         raise QKInputError(f"{path}: no .safetensors, .gguf or .npz weights in this directory")
     suf = path.suffix.lower()
     if suf == ".gguf":
-        return load_gguf(path, name)
+        return load_gguf(path, name, pre_norm_qk=pre_norm_qk)
     if suf == ".npz":
         return load_npz(path, name)
     if suf == ".safetensors":
-        return load_safetensors(path, n_heads, n_kv_heads, name)
+        return load_safetensors(path, n_heads, n_kv_heads, name, pre_norm_qk=pre_norm_qk)
+    if suf in PICKLE_SUFFIXES or path.name.endswith(".bin.index.json"):
+        raise pickle_refusal(path)
     with open(path, "rb") as fh:
         magic = fh.read(4)
     if magic == b"GGUF":
-        return load_gguf(path, name)
+        return load_gguf(path, name, pre_norm_qk=pre_norm_qk)
     if magic[:2] == b"PK":
+        import zipfile
+
+        try:
+            with zipfile.ZipFile(path) as z:
+                torch_zip = any(n.endswith("data.pkl") for n in z.namelist())
+        except zipfile.BadZipFile:
+            torch_zip = False
+        if torch_zip:
+            raise pickle_refusal(path)
         return load_npz(path, name)
-    return load_safetensors(path, n_heads, n_kv_heads, name)
+    if magic[:1] == b"\x80":
+        raise pickle_refusal(path)
+    return load_safetensors(path, n_heads, n_kv_heads, name, pre_norm_qk=pre_norm_qk)

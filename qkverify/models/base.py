@@ -12,8 +12,19 @@ transforms applied (transpose, RoPE row order).
 
 Conventions (SPEC §1–§2): W_Q, W_K have shape (n, N) -- n = d_head rows,
 N = d_model columns -- so that q = W_Q x and k = W_K x; L = W_Kᵀ W_Q.
-Biases are not part of the bilinear form and are not loaded (Prop 3 moves
-them into a homogeneous coordinate).
+
+What the analysed matrix is.  Every record says what L = W_Kᵀ W_Q is for
+its model (``score``):
+
+* ``"bilinear"`` -- the score of two tokens (before positional effects and
+  a positive 1/√d scale) is exactly x_kᵀ L x_q;
+* ``"bilinear_part_of_biaffine"`` -- the model has query/key biases
+  (``b_Q``, ``b_K`` are loaded): the score is biaffine (Lemma 1) and L is
+  its bilinear part; :meth:`HeadRecord.biaffine` gives the other parts
+  exactly;
+* ``"pre_norm_qk"`` -- the model normalises q and k after the projections
+  (``q_norm``/``k_norm``): no fixed bilinear form exists and L is the
+  pre-normalisation matrix, analysed only on request (``--pre-norm-qk``).
 """
 
 from __future__ import annotations
@@ -39,8 +50,18 @@ class HeadRecord:
     W_Q, W_K -- float32/float64 arrays of shape (n, N); their entries are the
                 checkpoint's exact values
     source   -- {"file", "sha256", "arch", "tensors": [{"role", "name",
-                "rows"/"cols", "transform", ...}]}: enough to re-derive W_Q,
-                W_K from the weights file (compact certificates)
+                "rows"/"cols", "transform", ...}], "layout", "positional",
+                "score", "pre_norm_qk", "qk_norm", "biases"}: enough to
+                re-derive W_Q, W_K from the weights file (compact
+                certificates) and to say what they mean
+    layout   -- how the head was cut out of the checkpoint, e.g.
+                ``"gpt_neox: fused query_key_value [3·H·d_head, d_model], interleaved per head"``
+    positional -- the model's position encoding at this layer
+                (:mod:`qkverify.models.positional`)
+    pre_norm_qk -- True when q_norm/k_norm follow the projections and L is
+                the pre-normalisation W_Kᵀ W_Q (analysed on request only)
+    qk_norm  -- what normalises q and k (None when nothing does)
+    b_Q, b_K -- the head's query/key biases, shape (n,), exact, or None
     """
 
     model: str
@@ -50,6 +71,65 @@ class HeadRecord:
     W_Q: np.ndarray
     W_K: np.ndarray
     source: dict = field(default_factory=dict)
+    layout: str = ""
+    positional: dict = field(default_factory=dict)
+    pre_norm_qk: bool = False
+    qk_norm: str | None = None
+    b_Q: np.ndarray | None = None
+    b_K: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        # the per-head record the certificates are built from carries the labels too
+        s = self.source
+        s.setdefault("layout", self.layout)
+        s.setdefault("positional", self.positional)
+        s.setdefault("score", self.score)
+        s.setdefault("pre_norm_qk", self.pre_norm_qk)
+        s.setdefault("qk_norm", self.qk_norm)
+        s.setdefault("biases", None)
+
+    @property
+    def has_bias(self) -> bool:
+        """True when the head has a query or key bias."""
+        return self.b_Q is not None or self.b_K is not None
+
+    @property
+    def score(self) -> str:
+        """What L = W_Kᵀ W_Q is (module docstring): ``bilinear``,
+        ``bilinear_part_of_biaffine``, ``pre_norm_qk`` or
+        ``pre_norm_qk,bilinear_part_of_biaffine``."""
+        parts = (["pre_norm_qk"] if self.pre_norm_qk else []) + (["bilinear_part_of_biaffine"] if self.has_bias else [])
+        return ",".join(parts) or "bilinear"
+
+    def biaffine(self):
+        """Exact biaffine components (u = W_Kᵀ b_Q, w = W_Qᵀ b_K, c = b_Kᵀ b_Q)
+        as :class:`qkverify.models.biaffine.BiaffineParts`, or None without
+        biases."""
+        if not self.has_bias:
+            return None
+        from .biaffine import biaffine_parts
+
+        return biaffine_parts(self.W_Q, self.W_K, self.b_Q, self.b_K)
+
+    def table_fields(self, vectors: bool = False) -> dict:
+        """Per-head columns the loader contributes to heads.csv / heads.json:
+        ``score``, ``positional`` (short text), ``layout``, and for heads with
+        biases ``bias_const``, ``bias_lin_key_norm``, ``bias_lin_query_norm``
+        (float displays) plus ``biaffine`` (exact: squared norms and constant
+        as ``"p/q"``, the bias tensors, and the vectors when ``vectors``)."""
+        from .positional import short
+
+        out = {"score": self.score, "positional": short(self.positional) if self.positional else "",
+               "layout": self.layout}
+        bp = self.biaffine()
+        if bp is not None:
+            js = bp.to_json(vectors)
+            js["biases"] = self.source.get("biases")
+            out["biaffine"] = js
+            out["bias_const"] = js["const_float"]
+            out["bias_lin_key_norm"] = js["lin_key"]["norm"]
+            out["bias_lin_query_norm"] = js["lin_query"]["norm"]
+        return out
 
     @property
     def n(self) -> int:

@@ -1,0 +1,107 @@
+"""Evaluate a statement on one input, declaration by declaration.
+
+For each Lean declaration of the statement (lean_map order) that has a
+registered check for the input's kind: decide each of ITS hypotheses (Lean
+binders, by their predicate), skip it when one fails (unless that binder is
+dropped, as the hypothesis probes do), else run its check.  The records and
+the witnesses the checks asked for make a format-2 certificate."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import certificates
+from ..errors import QKInputError
+from . import metadata
+from .registry import DeclResult, NotApplicable, Subject, _DECL_CHECKS, _ensure_loaded, _PREDICATES
+
+EVIDENCE_ORDER = ("exact", "certified", "empirical")
+
+
+@dataclass
+class DeclRecord:
+    """One evaluated declaration."""
+
+    meta: metadata.DeclMeta
+    hypotheses: dict[str, bool]
+    dropped: tuple[str, ...]
+    result: DeclResult
+
+    @property
+    def conclusion(self) -> str:
+        c = self.result.conclusion
+        return "undecided" if c is None else ("holds" if c else "fails")
+
+    def to_json(self) -> dict:
+        out: dict[str, Any] = {"name": self.meta.name, "check": self.meta.check, "hypotheses": self.hypotheses,
+                               "conclusion": self.conclusion, "evidence": self.result.evidence}
+        if self.dropped:
+            out["dropped"] = list(self.dropped)
+        if self.result.value is not None:
+            out["value"] = self.result.value
+        return out
+
+
+@dataclass
+class StatementRun:
+    """A statement evaluated on one input."""
+
+    statement: metadata.StatementMeta
+    subject: Subject
+    records: list[DeclRecord] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (check id, reason)
+
+    @property
+    def verdict(self) -> str:
+        cs = [r.conclusion for r in self.records]
+        return "fails" if "fails" in cs else ("undecided" if "undecided" in cs else "holds")
+
+    @property
+    def evidence(self) -> str:
+        return max((r.result.evidence for r in self.records), key=EVIDENCE_ORDER.index, default="exact")
+
+    def failures(self) -> list[DeclRecord]:
+        return [r for r in self.records if r.conclusion != "holds"]
+
+    def certificate(self, display: dict | None = None) -> dict:
+        """The format-2 certificate of this run (witnesses sorted by kind and subject)."""
+        ws = [self.subject.witnesses[k] for k in sorted(self.subject.witnesses, key=lambda k: (k[0], str(k[1])))]
+        disp = {"label": self.statement.label, "statement": self.statement.text}
+        disp.update(display or {})
+        return certificates.build2(self.statement.id, self.subject.inp.to_json2(), ws,
+                                   [r.to_json() for r in self.records], self.verdict, self.evidence, disp)
+
+
+def evaluate(statement_id: str, inp: Any, drop: tuple[str, ...] = (), only: tuple[str, ...] = ()) -> StatementRun:
+    """Evaluate every declaration of ``statement_id`` that applies to ``inp``.
+
+    ``drop``: binders whose hypothesis may be false (probes); ``only``: restrict to
+    these check ids.  Raises QKInputError when no declaration could be evaluated,
+    naming the hypotheses that failed."""
+    _ensure_loaded()
+    st = metadata.statement(statement_id)
+    run = StatementRun(st, Subject(inp))
+    for d in st.decls:
+        chk = _DECL_CHECKS.get(d.check)
+        if chk is None or (only and d.check not in only):
+            continue
+        if inp.kind2 not in chk.kinds:
+            run.skipped.append((d.check, f"not evaluated on a {inp.kind2} input"))
+            continue
+        hyps = {h.binder: bool(_PREDICATES[h.predicate](run.subject)) for h in d.hypotheses}
+        bad = [h for h in d.hypotheses if not hyps[h.binder] and h.binder not in drop]
+        if bad:
+            run.skipped.append((d.check, f"hypothesis {bad[0].binder} ({bad[0].text}) fails"))
+            continue
+        try:
+            res = chk.fn(run.subject)
+        except NotApplicable as err:
+            run.skipped.append((d.check, str(err)))
+            continue
+        dropped = tuple(h.binder for h in d.hypotheses if h.binder in drop)
+        run.records.append(DeclRecord(d, hyps, dropped, res))
+    if not run.records:
+        why = "; ".join(f"{c}: {r}" for c, r in run.skipped) or "no declaration of it has a registered check"
+        raise QKInputError(f"{statement_id}: nothing to evaluate on this input ({why})")
+    return run

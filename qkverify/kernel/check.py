@@ -1,0 +1,219 @@
+"""The kernel's loop: read, validate, then for each declaration record decide its
+hypotheses and conclusion from the witnessed facts and compare; every witness
+must be used; the verdict and evidence are re-derived."""
+
+from __future__ import annotations
+
+import glob
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from flint import fmpq, fmpq_mat
+
+from .algebra import Box, arb_inside, cmp, is_root, precision
+from .derive import PREC, Coord, Ctx
+from .jsonio import Invalid, Undecided, Unreadable, check_schema, dec, rat, ratmat, read, require
+from . import rules  # noqa: F401  (registers the table's entries)
+from .table import PREDICATES, TABLE, NotEvaluable
+from .witnesses import poly
+
+FORMAT = "qkverify-certificate/2"
+EXIT = {"valid": 0, "invalid": 1, "not checkable": 1, "undecided": 3, "unreadable": 2}
+
+
+@dataclass
+class Outcome:
+    """Result of checking one file: ``status`` is valid / invalid / undecided /
+    not a certificate / not checkable / unreadable; ``check`` and ``reason`` say why."""
+
+    path: str
+    status: str
+    check: str = ""
+    reason: str = ""
+    statement: str = ""
+    verdict: str = ""
+    declarations: list[str] = field(default_factory=list)
+
+
+class NotCheckable(Exception):
+    pass
+
+
+def _short(name: str) -> str:
+    for p in ("Appendices.MainText.", "Appendices."):
+        if name.startswith(p):
+            return name[len(p):]
+    return name
+
+
+# ---------------------------------------------------------------------------
+# stated values of definitions
+
+
+def _real_in(v: Any, lo: fmpq, hi: fmpq, q: Ctx) -> bool:
+    """Whether the kernel's value v lies in [lo, hi]: exactly for a rational or a root,
+    by containment of its enclosure otherwise."""
+    if isinstance(v, Coord):
+        q.certified = True
+        return arb_inside(v.ball, lo, hi)
+    if isinstance(v, Box):
+        q.certified = True
+        return lo <= v.lo and v.hi <= hi
+    return cmp(v, lo) >= 0 and cmp(v, hi) <= 0
+
+
+def compare_value(v: Any, s: dict, q: Ctx, where: str) -> None:
+    """Invalid unless the stated value s (a value object of the schema) agrees with v."""
+    (tag, x), = s.items()
+    if tag == "list":
+        require(isinstance(v, (list, tuple)) and len(v) == len(x), where, "list length differs")
+        for i, (a, b) in enumerate(zip(v, x)):
+            compare_value(a, b, q, f"{where}[{i}]")
+        return
+    if tag == "matrix":
+        require(isinstance(v, fmpq_mat) and v == ratmat(x), where, "matrix differs")
+        return
+    if tag == "bool":
+        require(v is x, where, f"value is {v}, not {x}")
+        return
+    if tag == "ints":
+        require(list(v) == x, where, f"value is {list(v)}, not {x}")
+        return
+    if isinstance(v, Coord) and v.exact is not None:
+        v = v.exact
+    if tag == "exact":
+        require(isinstance(v, fmpq) and v == rat(x), where, f"the value is not exactly {x}")
+    elif tag == "enclosure":
+        lo, hi = dec(x[0]), dec(x[1])
+        require(_real_in(v, lo, hi, q), where, f"the value is not shown to lie in [{x[0]}, {x[1]}]")
+    elif tag == "root":  # "a root of poly in [lo, hi]": v lies there and poly(v) = 0
+        f, lo, hi = poly(x["poly"]), rat(x["lo"]), rat(x["hi"])
+        require(not isinstance(v, (Box, Coord)), where, "an exact root is stated for a value known only as an enclosure")
+        require(f.degree() >= 1 and cmp(v, lo) >= 0 and cmp(v, hi) <= 0, where, f"the value is not in [{x['lo']}, {x['hi']}]")
+        require(is_root(f, v), where, "the value is not a root of the stated polynomial")
+
+
+# ---------------------------------------------------------------------------
+
+
+def _check(cert: dict, base_dir: Path | None, weights_dirs: list[str]) -> tuple[str, list[str]]:
+    check_schema(cert)
+    st = cert["statement"]
+    q = Ctx(cert, base_dir, weights_dirs)
+    verdicts, evid, names = [], [], []
+    for i, d in enumerate(cert["declarations"]):
+        where = f"declarations[{i}] ({_short(d['name'])})"
+        e = TABLE.get(d["name"])
+        if e is None:
+            raise NotCheckable(f"the kernel has no table entry for {d['name']}")
+        require(d["name"] not in names, where, "declaration listed twice")
+        names.append(d["name"])
+        require(e.statement == st, where, f"belongs to statement {e.statement}, not {st}")
+        require(d["check"] == _short(d["name"]), where, "check id does not name the declaration")
+        require(q.kind in e.kinds, where, f"not evaluated on a {q.kind} input")
+        require(set(d["hypotheses"]) == {b for b, _ in e.binders}, where,
+                f"hypotheses must be exactly the Lean binders {[b for b, _ in e.binders]}")
+        dropped = d.get("dropped", [])
+        require(set(dropped) <= set(d["hypotheses"]), where, "a dropped binder is not a hypothesis")
+        q.certified = False
+        try:
+            for b, pid in e.binders:
+                val = PREDICATES[pid](q)
+                require(val == d["hypotheses"][b], where,
+                        f"hypothesis {b} is {val}, the certificate says {d['hypotheses'][b]}")
+                require(val or b in dropped, where, f"hypothesis {b} is false and not dropped")
+            if e.is_def:
+                require("value" in d, where, "a definition's record carries its value")
+                with precision(PREC):
+                    compare_value(e.fn(q), d["value"], q, where)
+                concl = "holds"
+            else:
+                require("value" not in d, where, "a theorem's record carries no value")
+                try:
+                    concl = "holds" if e.fn(q) else "fails"
+                except NotEvaluable as err:
+                    raise Invalid(where, f"cannot be evaluated on this input ({err})") from None
+        except Undecided as err:
+            if d["conclusion"] != "undecided":
+                raise Undecided(f"{where}: {err}") from None
+            concl = "undecided"
+        level = "certified" if q.certified else "exact"
+        if d["conclusion"] == "undecided":  # weaker than what the kernel shows: true, kept
+            concl, level = "undecided", d["evidence"]
+        require(d["conclusion"] == concl, where, f"conclusion is {concl}, the certificate says {d['conclusion']}")
+        require(d["evidence"] == level, where, f"evidence is {level}, the certificate says {d['evidence']}")
+        verdicts.append(concl)
+        evid.append(level)
+    unused = set(q.witnesses) - q.used
+    if unused:
+        raise Invalid("witnesses", f"witness {sorted(unused, key=str)[0]} is not used by any declaration")
+    verdict = "fails" if "fails" in verdicts else ("undecided" if "undecided" in verdicts else "holds")
+    require(cert["verdict"] == verdict, "verdict", f"the declarations give {verdict}, the certificate says {cert['verdict']}")
+    order = ["exact", "certified", "empirical"]
+    level = max(evid, key=order.index) if evid else "exact"
+    require(cert["evidence"] == level, "evidence", f"the declarations give {level}, the certificate says {cert['evidence']}")
+    return verdict, names
+
+
+def verify_document(cert: Any, path: str = "<certificate>", base_dir: Path | None = None,
+                    weights_dirs: list[str] | None = None) -> Outcome:
+    """Check one parsed certificate; never raises for bad content."""
+    if not isinstance(cert, dict) or "format" not in cert:
+        return Outcome(path, "not a certificate", reason="a JSON document without a 'format' field")
+    st = cert.get("statement", "") if isinstance(cert.get("statement"), str) else ""
+    try:
+        require(cert["format"] == FORMAT, "format", f"format {cert['format']!r} is not {FORMAT}")
+        verdict, names = _check(cert, base_dir, weights_dirs or [])
+        return Outcome(path, "valid", statement=st, verdict=verdict, declarations=names)
+    except Invalid as err:
+        return Outcome(path, "invalid", err.check, err.why, st)
+    except Undecided as err:
+        return Outcome(path, "undecided", "limits", str(err), st)
+    except NotCheckable as err:
+        return Outcome(path, "not checkable", "table", str(err), st)
+    except (ArithmeticError, ValueError, TypeError, KeyError, IndexError, ZeroDivisionError) as err:
+        return Outcome(path, "invalid", "format", f"{type(err).__name__}: {str(err)[:200]}", st)
+    except RecursionError:
+        return Outcome(path, "invalid", "limits", "structure nested too deeply", st)
+
+
+def verify_file(path: str | Path, weights_dirs: list[str] | None = None) -> Outcome:
+    """Read and check one certificate file."""
+    p = Path(path)
+    try:
+        doc = read(p)
+    except Unreadable as err:
+        return Outcome(str(path), "unreadable", "read", str(err))
+    except Invalid as err:
+        return Outcome(str(path), "invalid", err.check, err.why)
+    return verify_document(doc, str(path), p.parent, weights_dirs)
+
+
+def expand_paths(args: list[str]) -> tuple[list[Path], list[str]]:
+    """Files named by ``args`` (files, directories searched for ``*.json``, globs with ``**``),
+    without duplicates, and the arguments that matched nothing."""
+    files: list[Path] = []
+    problems: list[str] = []
+    for a in args:
+        p = Path(a)
+        if p.is_dir():
+            found = sorted(x for x in p.rglob("*.json") if x.is_file())
+        elif p.exists():
+            found = [p]
+        elif any(ch in a for ch in "*?["):
+            found = sorted(Path(x) for x in glob.glob(a, recursive=True) if os.path.isfile(x))
+        else:
+            found = []
+        if not found:
+            problems.append(f"{a}: matches no file")
+        files.extend(found)
+    seen: set[str] = set()
+    out = []
+    for f in files:
+        k = str(f.resolve())
+        if k not in seen:
+            seen.add(k)
+            out.append(f)
+    return out, problems

@@ -1,0 +1,4 @@
+"""The kernel's claim table, one module per blueprint section (importing this
+package registers every entry in :data:`qkverify.kernel.table.TABLE`)."""
+
+from . import balance, energy, heads, profile, rank_one  # noqa: F401

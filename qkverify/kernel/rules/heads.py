@@ -1,0 +1,65 @@
+"""Theorem 3 (BalancedHeads.lean): matrix heads and weights heads."""
+
+from __future__ import annotations
+
+from flint import fmpq, fmpq_mat
+
+from ..derive import Ctx, is_zero, sym
+from ..table import MT, dfn, predicate, thm
+from .profile import signs
+
+T3 = "heads_have_balanced_attention"
+HEAD, HEADS = ("head",), ("head", "weights")
+HND = (("hnd", "stacked_surjective"),)
+
+
+def _n(q: Ctx) -> int:
+    return q.inp["n"] if q.kind == "weights" else q.mat("W_Q").nrows()
+
+
+predicate("stacked_surjective", lambda q: q.head_rank() == 2 * _n(q))
+# the symmetric matrix a definition is applied to: S (matrices) or the Gram matrix (heads)
+predicate("is_symmetric", lambda q: q.kind == "weights" or
+          (lambda X: X.transpose() == X)(q.mat("gram" if q.kind == "head" else "S")))
+
+
+def _stacked(q: Ctx) -> fmpq_mat:
+    return fmpq_mat(q.mat("W_Q").tolist() + q.mat("W_K").tolist())
+
+
+def _kernel_vectors(q: Ctx, of: str) -> list[fmpq_mat]:
+    q.rank(of)
+    return [fmpq_mat([[fmpq(int(v))] for v in y]) for y in q.witness("rank", of).get("kernel", [])]
+
+
+def _radical_eq_ker(q: Ctx) -> bool:
+    """rad S = ker J: the left-kernel vectors of S's rank witness (a basis of rad S)
+    lie in ker M, and rank S = rank M, so the two spaces have equal dimension."""
+    M = q.mat("M")
+    return q.rank("S") == q.head_rank() and all(is_zero(M * y) for y in _kernel_vectors(q, "S"))
+
+
+def _ker_gram(q: Ctx) -> bool:
+    """ker G_b = b-coordinates of ker J: B⁻¹y ∈ ker G_b for a basis y of ker J, equal dimensions."""
+    Binv, G, M = q.mat("B").inv(), q.mat("gram"), q.mat("M")
+    ys = _kernel_vectors(q, "S")
+    return (q.rank("gram") == q.head_rank() and all(is_zero(M * y) for y in ys)
+            and all(is_zero(G * (Binv * y)) for y in ys))
+
+
+def _signature(q: Ctx) -> tuple[int, int, int]:
+    return signs(q, "S" if q.kind == "weights" else "gram")
+
+
+
+dfn(MT + "stacked", T3, HEAD, _stacked)
+dfn(MT + "Nondegenerate", T3, HEADS, lambda q: q.head_rank() == 2 * _n(q))
+dfn(MT + "headForm", T3, HEAD,
+    lambda q: (q.mat("W_K").transpose() * q.mat("W_Q") + q.mat("W_Q").transpose() * q.mat("W_K")) / 2)
+thm(MT + "radical_eq_ker", T3, HEAD, HND, _radical_eq_ker)
+thm(MT + "finrank_radical", T3, HEADS, HND, lambda q: (q.N - q.head_rank()) + 2 * _n(q) == q.N)
+dfn(MT + "gram", T3, HEAD, lambda q: q.mat("gram"))
+dfn(MT + "signature", T3, HEADS, _signature, (("hA", "is_symmetric"),))
+thm(MT + "gram_eq_symPart", T3, HEAD, (), lambda q: q.rank("Lgram") <= _n(q) and sym(q.mat("Lgram")) == q.mat("gram"))
+thm(MT + "ker_gram_eq_map", T3, HEAD, HND, _ker_gram)
+thm(MT + T3, T3, HEADS, HND, lambda q: _signature(q) == (_n(q), _n(q), q.N - 2 * _n(q)))

@@ -1,0 +1,132 @@
+"""Exact head matrices from a safetensors file, read by the kernel itself.
+
+The kernel finds the weights file whose SHA-256 is the certificate's (among
+the recorded name next to the certificate, the recorded path, and the
+directories passed with ``--weights``), reads the tensors' raw bytes and turns
+each IEEE float into the exact dyadic rational it is, with integer arithmetic
+only.  M = [W_K; W_Q] = Z·2^e with Z an integer matrix."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import sys
+from array import array
+from pathlib import Path
+
+from flint import fmpz_mat
+
+from .jsonio import Invalid, Undecided, require
+
+MAX_HEADER = 100 * 1024 * 1024
+MAX_HEAD_ENTRIES = 1 << 24
+#: dtype -> (bytes, exponent bits, fraction bits, array typecode of the raw bits)
+FLOATS = {"F64": (8, 11, 52, "Q"), "F32": (4, 8, 23, "I"), "F16": (2, 5, 10, "H"), "BF16": (2, 8, 7, "H")}
+
+
+@functools.lru_cache(maxsize=32)
+def _sha256(path: str, size: int, mtime_ns: int) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 22), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def find(file: str, sha256: str, base_dir: Path | None, dirs: list[str]) -> Path:
+    """The candidate file whose SHA-256 is ``sha256``; Undecided naming the candidates when none is."""
+    name = Path(file).name
+    cands = [Path(file)] + ([base_dir / file, base_dir / name] if base_dir else []) + [Path(d) / name for d in dirs]
+    seen = []
+    for c in cands:
+        try:
+            if c.is_file():
+                st = c.stat()
+                if _sha256(str(c.resolve()), st.st_size, st.st_mtime_ns) == sha256:
+                    return c
+                seen.append(str(c))
+        except OSError:
+            continue
+    why = f"{len(seen)} candidate(s) with other SHA-256" if seen else "no candidate file found"
+    raise Undecided(f"weights file {name} with the certificate's SHA-256: {why}; pass --weights DIR")
+
+
+def _header(path: Path) -> tuple[dict, int]:
+    with open(path, "rb") as fh:
+        head = fh.read(8)
+        if head[:4] == b"GGUF":
+            raise Undecided("a GGUF file: the kernel reads safetensors tensors only")
+        n = int.from_bytes(head, "little") if len(head) == 8 else -1
+        if not 2 <= n <= MAX_HEADER:
+            raise Undecided("not a safetensors file (header length)")
+        try:
+            hdr = json.loads(fh.read(n).decode("utf-8"))
+        except (UnicodeDecodeError, ValueError):
+            raise Undecided("not a safetensors file (header is not JSON)") from None
+    require(isinstance(hdr, dict), "weights", "safetensors header is not an object")
+    hdr.pop("__metadata__", None)
+    return hdr, 8 + n
+
+
+def _dyadic(raw: bytes, dtype: str) -> list[tuple[int, int]]:
+    """(mantissa, exponent) with value = mantissa·2^exponent, for each little-endian float."""
+    size, wexp, tfrac, code = FLOATS[dtype]
+    a = array(code)
+    a.frombytes(raw)
+    if sys.byteorder != "little":
+        a.byteswap()
+    emask, fmask, sbit = (1 << wexp) - 1, (1 << tfrac) - 1, 1 << (wexp + tfrac)
+    off = (1 << (wexp - 1)) - 1 + tfrac
+    out = []
+    for u in a:
+        E = (u >> tfrac) & emask
+        require(E != emask, "weights", "the weights contain Inf or NaN, which are not rational numbers")
+        m = (u & fmask) | (1 << tfrac if E else 0)
+        out.append((-m if u & sbit else m, (E if E else 1) - off))
+    return out
+
+
+def head_Z(path: Path, tensors: list[dict], n: int, N: int) -> tuple[fmpz_mat, int]:
+    """(Z, e) with [W_K; W_Q] = Z·2^e exactly (2n × N), from the recorded tensor slices:
+    ``rows [a, b)`` of a ``[out, in]`` tensor, or ``cols [a, b)`` of an ``[in, out]`` tensor
+    (GPT-2 Conv1D), which is transposed."""
+    require(2 * n * N <= MAX_HEAD_ENTRIES, "limits", f"2n·N = {2 * n * N} entries exceed {MAX_HEAD_ENTRIES}")
+    hdr, start = _header(path)
+    got = {}
+    with open(path, "rb") as fh:
+        for t in tensors:
+            info = hdr.get(t["name"])
+            require(isinstance(info, dict), "weights", f"no tensor {t['name']!r} in {path.name}")
+            dt, shape, (s, e) = info.get("dtype"), info.get("shape"), info.get("data_offsets", (0, 0))
+            if dt not in FLOATS:
+                raise Undecided(f"tensor {t['name']} has dtype {dt}; the kernel reads F64/F32/F16/BF16")
+            require(isinstance(shape, list) and len(shape) == 2, "weights", f"{t['name']} is not a matrix")
+            R, C = shape
+            sz = FLOATS[dt][0]
+            require(e - s == R * C * sz, "weights", f"{t['name']}: data_offsets disagree with the shape")
+            if "rows" in t:
+                a, b = t["rows"]
+                require(0 <= a and b == a + n <= R and C == N, "input", f"rows {a}:{b} of {t['name']} {shape}")
+                fh.seek(start + s + a * C * sz)
+                vals = _dyadic(fh.read(n * C * sz), dt)
+            else:
+                a, b = t["cols"]
+                require(0 <= a and b == a + n <= C and R == N, "input", f"cols {a}:{b} of {t['name']} {shape}")
+                fh.seek(start + s)
+                allv = _dyadic(fh.read(R * C * sz), dt)
+                vals = [allv[r * C + c] for c in range(a, b) for r in range(R)]
+            require(t["role"] not in got, "input", f"{t['role']} given twice")
+            got[t["role"]] = vals
+    require(set(got) == {"W_Q", "W_K"}, "input", "the tensors must give W_Q and W_K")
+    vals = got["W_K"] + got["W_Q"]
+    emin = min((x for m, x in vals if m), default=0)
+    ints = [m << (x - emin) if m else 0 for m, x in vals]
+    orv = 0
+    for v in ints:
+        orv |= v
+    tz = (orv & -orv).bit_length() - 1 if orv else 0
+    return fmpz_mat(2 * n, N, [v >> tz for v in ints]), emin + tz
+
+
+__all__ = ["find", "head_Z", "Invalid"]
