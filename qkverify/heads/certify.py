@@ -31,7 +31,7 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
-from flint import fmpq, fmpz_mat
+from flint import fmpq, fmpz_mat, fmpz_poly
 
 from ..errors import QKInputError
 from ..exact.inertia import inertia_from_charpoly
@@ -135,7 +135,7 @@ def _exact_stage(rec: HeadRecord) -> tuple[GramData, int, dict]:
     if rw is not None:
         return g, 2 * rec.n, rw
     from ..exact.matrix import rank_certificate          # exact rational route: rank-deficient heads only
-    from ..exact.rational import ndarray_to_fmpq_mat
+    from ..exact.rational import ndarray_to_fmpq_mat          # (same reason)
 
     M = ndarray_to_fmpq_mat(np.concatenate([rec.W_K, rec.W_Q]).astype(np.float64), "M")
     rc = rank_certificate(M)
@@ -157,8 +157,6 @@ def _exact_signature_stage(rec: HeadRecord, g: GramData, hs: HeadSpectrum, rank:
     if hs.frob_L + hs.trace_L2 == 0:
         # S = 0: charpoly(J·Z Zᵀ) = x^(2n) exactly (every eigenvalue is 0; tr X² = 0)
         cp_coeffs = [0] * n2 + [1]
-        from flint import fmpz_poly
-
         _, w = _charpoly_witness(fmpz_poly(cp_coeffs), n2, g.e, opt.full_witness)
         w["note"] = "S = 0 (‖L‖² + tr L² = 0), so every eigenvalue of ½JG is 0"
         witnesses.append(w)

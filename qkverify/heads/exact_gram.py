@@ -21,7 +21,7 @@ import numpy as np
 from flint import fmpq, fmpz, fmpz_mat, nmod_mat
 
 from ..errors import QKInputError
-from .digits import digit_width, digits_of_parts
+from .digits import carry, digit_width, digits_of_int64, digits_of_parts
 
 #: prime for the fast rank witness (2^31 − 1, so residues multiply in int64)
 RANK_PRIME = 2147483647
@@ -366,8 +366,6 @@ def _split_parts(Zi: np.ndarray, N: int) -> list | None:
     over the c columns that hold a small entry, as exact float64 products of
     slices of Z″ and balanced digits of Z_s (sizes chosen so that every sum of
     products stays below 2^53)."""
-    from .digits import carry, digits_of_int64
-
     n2 = Zi.shape[0]
     bmax = (53 - int(np.ceil(np.log2(max(N, 2))))) // 2
     A = np.abs(Zi)

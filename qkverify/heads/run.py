@@ -23,14 +23,18 @@ README.
 from __future__ import annotations
 
 import json
+import multiprocessing as mp
 import os
 import uuid
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
 from ..errors import QKInputError
-from .budget import Budget
+from ..models import load_model
+from .budget import Budget, charpoly_cost
 from .certify import FLOAT_KEYS, HeadOptions, certify_head, float_columns
 
 #: certificates record the producer options that shaped them under this key of ``values``
@@ -91,8 +95,6 @@ def _open(ref: ModelRef):
     SHA-256 checked against the task's."""
     if ref in _MODELS:
         return _MODELS[ref]
-    from ..models import load_model
-
     if len(_MODELS) >= 4:
         _MODELS.clear()
     model = load_model(ref.spec, ref.n_heads, ref.n_kv_heads, name=ref.name, pre_norm_qk=ref.pre_norm_qk)
@@ -194,8 +196,6 @@ def estimated_seconds(model, todo: list, cfg: RunConfig) -> float:
     """A rough, deterministic estimate of the work left: per head about
     0.9 ns·N·(2n)² + 30 ms (fitted at the survey shapes), plus the exact
     routes of the first head that fit the budget."""
-    from .budget import charpoly_cost
-
     N, n = model.d_model, model.d_head
     heads = sum(len(h) for _, h in todo)
     sec = heads * (0.9e-9 * N * (2 * n) ** 2 + 0.03)
@@ -220,10 +220,6 @@ def run_local(ref: ModelRef, model, layers: list[int] | None, cfg: RunConfig, jo
             for res in certify_layer(ref, l, cfg, first, hs):
                 on_result(res)
         return
-    import multiprocessing as mp
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-    from concurrent.futures.process import BrokenProcessPool
-
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     ctx = mp.get_context("spawn")
@@ -248,7 +244,7 @@ def start_client(address: str):
     single-threaded worker processes) or a scheduler address.  Returns
     (client, cluster or None).  QKInputError when dask is missing or the
     address is malformed / unreachable."""
-    try:
+    try:                                   # dask is imported only when a cluster is asked for (heavy)
         from dask.distributed import Client, LocalCluster
     except ImportError:
         raise QKInputError("--scheduler needs dask.distributed (pip install distributed)") from None
@@ -273,7 +269,7 @@ def run_dask(client, ref: ModelRef, model, layers: list[int] | None, cfg: RunCon
              retries: int = 3) -> None:
     """Certify every selected head on a Dask cluster: one task per layer
     (carrying the ModelRef, never arrays), retried when its worker dies."""
-    from dask.distributed import as_completed
+    from dask.distributed import as_completed           # only with a cluster (heavy)
 
     try:
         from distributed.scheduler import KilledWorker
