@@ -1,36 +1,14 @@
-"""Certificate files: JSON validated by ``schema/certificate.schema.json``.
+"""Certificate files (format 2, docs/CERTIFICATES.md): JSON validated by
+``schema/certificate.schema.json``, the contract with the kernel.
 
-A certificate records the exact input (``"p/q"`` strings, or the SHA-256 of a
-weights file plus tensor names and slices), the claim and its Lean
-declarations, the padding convention, the verdict, the evidence level, and a
-list of witnesses that ``qkverify verify`` re-checks without the producer
-code.  Files are canonical JSON (sorted keys, fixed indentation, no
-timestamps): the same input gives byte-identical files.  Writes are atomic
-(temporary file + rename) and never replace a different existing file unless
-``force`` is given.
-
-Witness kinds (field ``kind``; ``matrix`` names a matrix the verifier derives
-from the input, see DERIVED_MATRICES):
-
-* ``inertia_charpoly``: ``matrix``, ``scale`` D, ``charpoly`` (ascending
-  integer coefficients of charpoly(D·X)), ``sign_changes_pos``,
-  ``sign_changes_neg``, ``zero_multiplicity``, and ``inertia`` {n_pos, n_neg, n_zero}
-* ``inertia_ldlt``: ``matrix``, ``perm``, ``L`` (strictly lower rows), ``D``
-  blocks, ``inertia``
-* ``rank``: ``matrix``, ``scale``, ``rank``, ``minor_rows``, ``minor_cols``,
-  ``prime``, ``minor_mod_p``, ``left_kernel``, ``kernel_cols``,
-  ``kernel_minor_mod_p``, ``kernel_prime``
-* ``eigenvalues``: ``matrix``, ``scale`` D, list ``roots`` of {``poly``,
-  ``root_index``, ``interval``, ``multiplicity``} (roots of charpoly(D·X))
-* ``profile``: ``padding`` and ``values`` (exact / algebraic / interval
-  a, b, c, d, the fibers, α and β as exact eigenvalues: rationals or
-  irreducible polynomial + root index + isolating interval); ``order`` (sign
-  of α_j − β_j, −1/0/1)
-* ``fiber_decomposition``: ``face`` ("c" or "d"), ``exact`` true with ``H``,
-  ``P`` rational rows, or false with interval matrices
-* ``identity``: named exact values (``"p/q"``) and the equalities that
-  relate them, e.g. ‖L‖² = ‖S‖² + ‖T‖²
-* ``counterexample``: the failing exact evaluation (search/probes)
+A certificate records the exact input (``"p/q"`` strings, or per tensor the
+file, SHA-256 and slice of a weights file), one record per Lean declaration
+evaluated (its hypotheses, conclusion, evidence and, for a definition, its
+value), the witnesses the kernel checks, the verdict and the evidence level;
+``display`` and ``tool`` are display-only.  Files are canonical JSON (sorted
+keys, fixed indentation, no timestamps): the same input gives byte-identical
+files on every machine.  Writes are atomic (temporary file + rename) and never
+replace a different existing file unless ``force`` is given.
 """
 
 from __future__ import annotations
@@ -40,26 +18,9 @@ import json
 import platform
 from importlib import metadata
 from pathlib import Path
-from typing import Any
 
 from .errors import CertificateExists, QKInputError
 from .io.outputs import atomic_write_bytes
-
-FORMAT = "qkverify-certificate/1"
-SCHEMA_PATH = Path(__file__).with_name("schema") / "certificate-1.schema.json"
-
-#: matrices a witness may name; the verifier derives them from the input
-DERIVED_MATRICES = {
-    "L": "the matrix input, or W_Kᵀ W_Q for a head",
-    "S": "sym_part(L) = (L + Lᵀ)/2",
-    "T": "skew_part(L) = (L − Lᵀ)/2",
-    "M": "stacked map [W_K; W_Q] (2n x N)",
-    "G": "M Mᵀ (2n x 2n)",
-    "half_JG": "½ J G with J = [[0, I_n], [I_n, 0]]",
-    "gram_in_basis": "Bᵀ S B for the basis B given inline in the witness (``basis``)",
-    "UtLU": "Uᵀ L U for the orthogonal U of the input",
-    "inline": "the matrix given inline in the witness (``rows``)",
-}
 
 _DEPS = ("python-flint", "sympy", "mpmath", "numpy", "jsonschema", "hypothesis")
 
@@ -75,53 +36,6 @@ def tool_versions() -> dict[str, str]:
         except metadata.PackageNotFoundError:
             out[d] = "not installed"
     return out
-
-
-def load_schema() -> dict:
-    """The shipped certificate JSON Schema (qkverify/schema/certificate.schema.json)."""
-    return json.loads(SCHEMA_PATH.read_text())
-
-
-def validate(cert: dict) -> None:
-    """Validate against the shipped JSON Schema; QKInputError with the first
-    violation's path and message."""
-    import jsonschema
-
-    v = jsonschema.Draft202012Validator(load_schema())
-    errs = sorted(v.iter_errors(cert), key=lambda e: list(e.absolute_path))
-    if errs:
-        e = errs[0]
-        where = "/".join(str(p) for p in e.absolute_path) or "(top level)"
-        raise QKInputError(f"certificate schema violation at {where}: {e.message}")
-
-
-def build(
-    claim,
-    input_json: dict,
-    result,
-    name: str | None = None,
-) -> dict:
-    """Assemble a certificate dict from a Claim, the input's JSON form
-    (``MatrixInput.to_json()`` etc., plus ``kind``) and a Result."""
-    cert: dict[str, Any] = {
-        "format": FORMAT,
-        "claim": {
-            "id": claim.id,
-            "label": claim.label,
-            "lean_decls": list(claim.lean_decls),
-        },
-        "input": input_json,
-        "convention": result.convention,
-        "verdict": result.verdict,
-        "evidence": result.evidence,
-        "reason": result.reason,
-        "values": result.values,
-        "witnesses": result.witness.get("witnesses", []) if isinstance(result.witness, dict) else [],
-        "tool": tool_versions(),
-    }
-    if name:
-        cert["name"] = name
-    return cert
 
 
 def canonical_bytes(cert: dict) -> bytes:
@@ -143,7 +57,7 @@ def write(cert: dict, path: str | Path, force: bool = False, check_schema: bool 
     that pattern whose pid is dead and which predate this process).
     """
     if check_schema:
-        validate2(cert) if cert.get("format") == FORMAT2 else validate(cert)
+        validate(cert)
     data = canonical_bytes(cert)
     p = Path(path)
     status = "written"
@@ -187,15 +101,15 @@ def input_digest(input_json: dict) -> str:
 # ---------------------------------------------------------------------------
 # format 2 (docs/CERTIFICATES.md): per-declaration records and witnesses
 
-FORMAT2 = "qkverify-certificate/2"
-SCHEMA2_PATH = Path(__file__).with_name("schema") / "certificate.schema.json"
+FORMAT = "qkverify-certificate/2"
+SCHEMA_PATH = Path(__file__).with_name("schema") / "certificate.schema.json"
 
 
-def validate2(cert: dict) -> None:
+def validate(cert: dict) -> None:
     """Validate a format-2 certificate against the shipped schema (QKInputError naming the first violation)."""
     import jsonschema
 
-    v = jsonschema.Draft202012Validator(json.loads(SCHEMA2_PATH.read_text()))
+    v = jsonschema.Draft202012Validator(json.loads(SCHEMA_PATH.read_text()))
     errs = sorted(v.iter_errors(cert), key=lambda e: [str(p) for p in e.absolute_path])
     if errs:
         e = errs[0]
@@ -203,11 +117,11 @@ def validate2(cert: dict) -> None:
         raise QKInputError(f"certificate schema violation at {where}: {e.message[:300]}")
 
 
-def build2(statement: str, input_json: dict, witnesses: list[dict], declarations: list[dict],
+def build(statement: str, input_json: dict, witnesses: list[dict], declarations: list[dict],
            verdict: str, evidence: str, display: dict) -> dict:
     """Assemble a format-2 certificate; ``display`` is display-only (never re-checked)."""
     return {
-        "format": FORMAT2,
+        "format": FORMAT,
         "statement": statement,
         "input": input_json,
         "witnesses": witnesses,
@@ -217,3 +131,7 @@ def build2(statement: str, input_json: dict, witnesses: list[dict], declarations
         "display": display,
         "tool": tool_versions(),
     }
+
+
+#: names kept for callers written against the transition API
+validate2, build2, FORMAT2 = validate, build, FORMAT

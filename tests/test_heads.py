@@ -295,12 +295,17 @@ def test_heads_command_on_a_synthetic_checkpoint(tmp_path, capsys):
     assert doc["rows"][0]["a_exact"] == "1/2" and doc["model"]["arch"] == "bert"
     assert (out / "heads.png").stat().st_size > 1000
     certs = sorted(out.glob("L*H*.json"))
-    assert len(certs) == 4
+    assert len(certs) == 8                          # Theorem 3 and Definition 6 per head
+    from qkverify.kernel import verify_file
+
     for c in certs:
         cert = json.loads(c.read_text())
         validate(cert)
-        assert cert["input"]["kind"] == "weights" and len(cert["input"]["sha256"]) == 64
+        assert cert["input"]["kind"] == "weights" and all(len(t["sha256"]) == 64 for t in cert["input"]["tensors"])
         assert "W_Q" not in cert["input"]          # compact: names and slices only
+        assert cert["statement"] == ("profile" if c.name.endswith(".profile.json") else "heads_have_balanced_attention")
+        wdir = str(p if p.is_dir() else p.parent)
+        assert verify_file(c, [wdir]).status == "valid"  # the kernel re-reads the weights (found by SHA-256)
     # rerun: byte-identical certificates (no timestamps, no timings), exit 0;
     # different options give a different certificate, refused without --force
     before = {c.name: c.read_bytes() for c in certs}

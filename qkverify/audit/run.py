@@ -1,9 +1,7 @@
-"""The audit: every registered claim on the built-in suite, certificates for
-every checkable (claim, input) pair, the lean_map cross-check, and the
-default model's heads when the heads module is available.
-
-Source statements: every claim in :mod:`qkverify.claims` (SPEC.md).
-"""
+"""The audit: every statement, declaration by declaration, on the built-in suite
+(:mod:`.suite`), its format-2 certificates, the lean_map cross-check and the
+coverage of the 177 Lean declarations; the default model's heads are run by the
+audit command."""
 
 from __future__ import annotations
 
@@ -14,7 +12,6 @@ from .. import certificates
 from ..claims.registry import all_claims
 from ..errors import CertificateExists
 from . import lean_audit, leanmap
-from .suite import adapt, cases, fits
 
 
 @dataclass
@@ -27,42 +24,6 @@ class AuditRow:
     note: str
     certificate: str | None
     write_status: str = ""
-
-
-def run_suite(out_dir: Path, force: bool = False, write: bool = True) -> list[AuditRow]:
-    """Run every claim on every fitting suite case.  Cases whose hypotheses
-    fail are listed as ``skipped`` (with the failing hypothesis); L = 0 is
-    ``rejected`` by claims that need L ≠ 0.  Certificates go to
-    ``out_dir/<claim id>/<case>.json`` (atomic, not overwritten silently)."""
-    rows: list[AuditRow] = []
-    for claim in all_claims():
-        kind = claim.input_kind
-        for name, inp in cases():
-            if not fits(kind, inp, claim.id):
-                continue
-            inp2 = adapt(kind, inp)
-            bad = claim.failed_hypotheses(inp2)
-            if bad:
-                h = bad[0]
-                verdict = "rejected" if h.name == "L_ne_zero" else "skipped"
-                note = f"hypothesis {h.name} ({h.text}) fails"
-                if h.name == "L_ne_zero" and "profile" in claim.id:
-                    note += ": L = 0 has no profile"
-                rows.append(AuditRow(claim.id, claim.label, name, verdict, "-", note, None))
-                continue
-            res = claim.check(inp2)
-            path = None
-            status = ""
-            if write:
-                cert = certificates.build(claim, inp2.to_json(), res, name=name)
-                path = out_dir / claim.id / f"{name}.json"
-                try:
-                    status = certificates.write(cert, path, force=force)
-                except CertificateExists:
-                    status = "refused (a different certificate exists; --force replaces it)"
-            rows.append(AuditRow(claim.id, claim.label, name, res.verdict, res.evidence, res.reason[:120],
-                                 str(path) if path else None, status))
-    return rows
 
 
 def statements_with_checks() -> list:

@@ -70,7 +70,7 @@ class StatementRun:
         ws = [self.subject.witnesses[k] for k in sorted(self.used, key=lambda k: (k[0], str(k[1])))]
         disp = {"label": self.statement.label, "statement": self.statement.text}
         disp.update(display or {})
-        return certificates.build2(self.statement.id, self.subject.inp.to_json2(), ws,
+        return certificates.build(self.statement.id, self.subject.inp.to_json2(), ws,
                                    [r.to_json() for r in self.records], self.verdict, self.evidence, disp)
 
 

@@ -136,16 +136,33 @@ def _prof(s: Subject) -> Profile | None:
     return s.memo("profile", build)
 
 
-def _rational_lists(p: Profile) -> bool:
-    return all(x.is_rational for x in p.alpha + p.beta)
+def _terms(p: Profile, k: str) -> list:
+    """The (α_j, β_j) pairs coordinate k sums over: both positive (b), α_j > β_j (c), α_j < β_j (d)."""
+    if k == "b":
+        return [(x, y) for x, y in zip(p.alpha, p.beta) if x.sign() > 0 and y.sign() > 0]
+    side = 1 if k == "c" else -1
+    return [(x, y) for x, y, o in zip(p.alpha, p.beta, p.order) if o * side > 0]
+
+
+def rat_of(text: str) -> fmpq:
+    """The rational a value object's "p/q" text stands for."""
+    num, _, den = text.partition("/")
+    return fmpq(int(num), int(den or 1))
 
 
 def _coord_value(p: Profile | None, k: str) -> dict:
+    """Exact when the coordinate is a or 0 or every pair it sums over is rational (then its
+    value is rational and the kernel computes it exactly too), else an enclosure."""
     if p is None:
         return V.exact(0)
     c = getattr(p, k)
-    if k == "a" or c.is_zero or _rational_lists(p):
+    if k == "a" or c.is_zero:
         return V.exact(c.exact if c.exact is not None else 0)
+    pairs = _terms(p, k)
+    if all(x.is_rational and y.is_rational for x, y in pairs):
+        tot = sum(((2 * x.rational * y.rational) if k == "b" else (x.rational - y.rational) ** 2
+                   for x, y in pairs), fmpq(0))
+        return V.exact(tot / p.frob_L)
     return V.enclosure(c.enclosure)
 
 
@@ -230,13 +247,47 @@ def _coord_check(s: Subject, k: str) -> DeclResult:
     return DeclResult(ok, _coord_evidence(p, k), _coord_value(p, k))
 
 
+def _head_coord(s: Subject, k: str) -> DeclResult:
+    """A real head's coordinate from its deterministic cells (qkverify.heads.cells): a exact from
+    the traces; b, c, d as the enclosures computed from the cells, or exactly 0.  Evidence as the
+    kernel's: a exact; b exact only when 0 (decided by signs); c, d certified (their terms are
+    chosen by comparing cells).  Checked against a second quantity: a + b + c + d contains 1."""
+    hs = s.inp.spectrum
+    s.witness(s.inp.cells_witness)
+    if hs.a is None:  # L = 0: π(0) = (0, 0, 0, 0)
+        return DeclResult(True, value=V.exact(0))
+    zero = {"a": hs.a == 0, "b": hs.n_pos == 0 or hs.n_neg == 0,
+            "c": hs.faces.get("c0"), "d": hs.faces.get("d0")}[k]
+    lo = hi = hs.a
+    for x in "bcd":
+        xl, xh = hs.enclosures[x]
+        lo, hi = lo + xl, hi + xh
+    ok = lo <= 1 <= hi
+    # the kernel compares two cells (certified) exactly when some α_j and β_j are both nonzero
+    both = hs.n_pos > 0 and hs.n_neg > 0
+    ev = "exact" if k == "a" or (k == "b" and zero) or (k in "cd" and zero is True and not both) else "certified"
+    if k == "a":
+        return DeclResult(ok, ev, V.exact(hs.a))
+    enc = hs.cell_enclosures()[k]
+    if zero == "undecided":
+        return DeclResult(None, ev, V.enclosure_q(*enc), reason=f"the cells do not decide {k} = 0")
+    return DeclResult(ok, ev, V.exact(0) if zero else V.enclosure_q(*enc))
+
+
+PROFILE_DEF_KINDS = PROFILE_KINDS + ("weights",)
 for _k in "ABCD":
-    declaration_check(f"profile{_k}", PROFILE_KINDS)(lambda s, k=_k.lower(): _coord_check(s, k))
+    declaration_check(f"profile{_k}", PROFILE_DEF_KINDS)(
+        lambda s, k=_k.lower(): _head_coord(s, k) if s.kind == "weights" else _coord_check(s, k))
 
 
-@declaration_check("profile", PROFILE_KINDS)
+@declaration_check("profile", PROFILE_DEF_KINDS)
 def _profile(s: Subject) -> DeclResult:
     """π(L) = (profileA L, profileB L, profileC L, profileD L)."""
+    if s.kind == "weights":
+        parts = [_head_coord(s, k) for k in "abcd"]
+        concl = None if any(r.conclusion is None for r in parts) else all(r.conclusion for r in parts)
+        ev = "exact" if all(r.evidence == "exact" for r in parts) else "certified"
+        return DeclResult(concl, ev, V.listv([r.value for r in parts]))
     p = _prof(s)
     vals = [_coord_value(p, k) for k in "abcd"]
     ev = "exact" if all("exact" in v for v in vals) else "certified"
@@ -402,8 +453,8 @@ def _coord(p: Profile | None, k: str) -> tuple[fmpq | None, bool, arb]:
     if p is None:
         return fmpq(0), True, arb(0)
     c = getattr(p, k)
-    ex = c.exact if (k == "a" or c.is_zero or _rational_lists(p)) else None
-    return (fmpq(0) if c.is_zero else ex), c.is_zero, c.enclosure
+    v = _coord_value(p, k)
+    return (rat_of(v["exact"]) if "exact" in v else None), c.is_zero, c.enclosure
 
 
 def _same(x: tuple, y: tuple) -> tuple[bool | None, str]:

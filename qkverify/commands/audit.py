@@ -8,7 +8,7 @@ from collections import Counter
 from pathlib import Path
 
 from ..audit.lean_audit import coverage_lines
-from ..audit.run import lean_coverage, lean_map_problems, run_statements, run_suite
+from ..audit.run import lean_coverage, lean_map_problems, run_statements
 from ._util import table
 
 NAME = "audit"
@@ -45,7 +45,7 @@ def run(args) -> int:
     from ..io.outputs import probe_output_dir
 
     out = probe_output_dir(Path(args.out))  # an unwritable --out is exit 2 before any work
-    rows = run_statements(out, force=args.force) + run_suite(out, force=args.force)
+    rows = run_statements(out, force=args.force)
     body = [[r.claim, r.label, r.case, r.verdict, r.evidence, r.note[:70]] for r in rows]
     print(table(body, ["claim", "label", "case", "verdict", "evidence", "note"]))
     counts = Counter(r.verdict for r in rows)

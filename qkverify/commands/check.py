@@ -9,7 +9,7 @@ from pathlib import Path
 
 from .. import certificates
 from ..io.inputs import load_input
-from ..claims.registry import get, registered_check_ids
+from ..claims.registry import registered_check_ids
 from ..errors import QKInputError
 from ..io.outputs import probe_output_dir, probe_output_file
 from ._util import print_json
@@ -98,32 +98,7 @@ def run(args) -> int:
     st = metadata.resolve(args.claim)
     if st is not None and any(d.check in registered_check_ids() for d in st.decls):
         return _run2(args, st)
-    claim = get(args.claim)
-    inp = load_input(args.input, claim.input_kind)
-    names = {h.name for h in claim.hypotheses}
-    for d in args.drop:
-        if d not in names:
-            raise QKInputError(f"--drop {d}: {claim.id} has hypotheses {', '.join(sorted(names)) or '(none)'}")
-    ij = inp.to_json()
-    path = None if args.no_cert else probe_output_file(certificate_path(args, claim.id, ij))
-    failing = [h for h in claim.failed_hypotheses(inp)]
-    kept = [h for h in failing if h.name not in args.drop]
-    if kept:
-        h = kept[0]
-        raise QKInputError(f"{claim.id} ({claim.label}): hypothesis '{h.name}' ({h.text}) fails on this input"
-                           f" (use --drop {h.name} to evaluate the conclusion anyway)")
-    res = claim.conclusion(inp)
-    if failing:
-        res.reason = (f"hypotheses dropped and false on this input: {', '.join(h.name for h in failing)}; "
-                      + res.reason).rstrip("; ")
-    cert = certificates.build(claim, ij, res)
-    if path is not None:
-        status = certificates.write(cert, path, force=args.force)
-    if args.json:
-        print_json({"claim": claim.id, "label": claim.label, "verdict": res.verdict, "evidence": res.evidence,
-                    "reason": res.reason, "values": res.values, "certificate": str(path) if path else None})
-    else:
-        print(f"{claim.id} ({claim.label}): {res.verdict} [{res.evidence}]" + (f" — {res.reason}" if res.reason else ""))
-        if path:
-            print(f"certificate: {path} ({status})")
-    return EXIT[res.verdict]
+    if st is None:
+        raise QKInputError(f"unknown statement {args.claim!r}; `qkverify claims` lists the statements and their "
+                           "declarations")
+    raise QKInputError(f"{st.id} ({st.label}): no declaration of it is checked yet ({len(st.decls)} mapped)")

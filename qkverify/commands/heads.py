@@ -236,7 +236,8 @@ def _run(args) -> int:
 
 def _one_model(spec, layers, cfg, args, base: Path, multi: bool, client) -> tuple[int, list[dict], str]:
     from ..certificates import write
-    from ..heads.output import certificate_for, plot, summary_lines, write_csv, write_json
+    from ..heads.certificate import certificates_for
+    from ..heads.output import plot, summary_lines, write_csv, write_json
     from ..heads.run import ModelRef, certificate_values, iter_sorted, register, run_dask, run_local, strip_private
     from ..models import load_model
 
@@ -274,9 +275,9 @@ def _one_model(spec, layers, cfg, args, base: Path, multi: bool, client) -> tupl
         nonlocal n_cert
         if not args.no_certificates and not res.get("resumed"):
             res["values"] = certificate_values(res)
-            cert = certificate_for(res, res["source"], meta)
             r = res["row"]
-            write(cert, out / f"L{r['layer']:02d}H{r['head']:02d}.json", force=args.force)
+            for suffix, cert in certificates_for(res, res["source"], res["values"]):
+                write(cert, out / f"L{r['layer']:02d}H{r['head']:02d}{suffix}.json", force=args.force)
         if not args.no_certificates:
             n_cert += 1
         results.append(res)

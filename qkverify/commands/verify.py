@@ -8,9 +8,9 @@ checkable`` (a statement the kernel has no table entry for, e.g. a user
 conjecture) or ``unreadable``.
 
 Exit status: 1 if any certificate is invalid (or not checkable without
-``--allow-uncheckable``, or a format-1 certificate only partially re-checked
-without ``--allow-partial``), else 3 if any is undecided, else 2 if a path is
-unreadable or nothing was a certificate, else 0.  See TRUST.md.
+``--allow-uncheckable``), else 3 if any is undecided, else 2 if a path is
+unreadable or nothing was a certificate, else 0.  Every certificate is checked
+in full or not at all: there is no partial re-check.  See TRUST.md.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ import sys
 from collections import Counter
 
 from .. import kernel
-from ..kernel import verifier as legacy
 from ..models.installed import default_weights_dirs
 
 NAME = "verify"
@@ -36,32 +35,18 @@ def add_arguments(p) -> None:
                         "matches is used); repeatable; the installed default model is searched too")
     p.add_argument("--allow-uncheckable", action="store_true",
                    help="exit 0 although some certificates are of statements the kernel has no entry for")
-    p.add_argument("--allow-partial", action="store_true",
-                   help="exit 0 although some format-1 certificates were only partially re-checked")
 
 
 def _check(path, dirs: list[str], verbose: bool = False):
-    """(status, line) for one file: format 2 by the kernel, format 1 by the legacy checker."""
-    import json
-
-    try:
-        doc = json.loads(open(path, encoding="utf-8").read())
-    except (OSError, ValueError):
-        doc = None
-    if isinstance(doc, dict) and doc.get("format") == legacy.FORMAT:  # format 1, until every claim is ported
-        legacy.WEIGHTS_DIRS[:] = dirs
-        o = legacy.verify_file(path, skip_non_certificates=True)
-        status = {"partial": "partially re-checked"}.get(o.status, o.status)
-        line = f"{path}: {status} (format 1)" + (f" [{o.check}] {o.reason}" if o.reason else "")
-        if verbose:
-            line += "".join(f"\n    checked: {c}" for c in o.checked)
-            line += "".join(f"\n    NOT re-checked: {c}" for c in o.not_checked)
-        return status, line
+    """(status, line) for one file, as the kernel decides it."""
     out = kernel.verify_file(path, dirs)
     if out.status == "not a certificate":
         return "not a certificate", f"{path}: not a certificate (skipped)"
     if out.status == "valid":
-        return "valid", f"{path}: valid ({out.statement}: {out.verdict}; {len(out.declarations)} declaration(s))"
+        line = f"{path}: valid ({out.statement}: {out.verdict}; {len(out.declarations)} declaration(s))"
+        if verbose:
+            line += "".join(f"\n    re-checked: {d}" for d in out.declarations)
+        return "valid", line
     if out.status == "invalid":
         return "invalid", f"{path}: invalid: [{out.check}] {out.reason}"
     if out.status == "undecided":
@@ -91,8 +76,7 @@ def run(args) -> int:
         return 2
     if counts["invalid"] or counts["unreadable"] == total:
         return 1 if counts["invalid"] else 2
-    if (counts["not checkable"] and not args.allow_uncheckable) or \
-            (counts["partially re-checked"] and not args.allow_partial):
+    if counts["not checkable"] and not args.allow_uncheckable:
         return 1
     if counts["undecided"]:
         return 3

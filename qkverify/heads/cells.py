@@ -349,6 +349,14 @@ class HeadSpectrum:
             out.extend([(fmpq(k) * w, fmpq(k + 1) * w)] * c)
         return out
 
+    def cell_enclosures(self) -> dict:
+        """b, c, d (exact rational intervals) computed term by term from the cells alone -- the
+        enclosures a certificate states, since the kernel recomputes them from the witness (the
+        table's ``enclosures`` are tighter: intersected with b + c + d = 1 − a)."""
+        iv = self.cell_bounds()
+        frob_S = fmpq(self.frob_L + self.trace_L2, 2)
+        return profile_enclosures(iv, self.n_pos, self.order, self.frob_L, frob_S, tighten=False)
+
     def witness(self) -> dict:
         """The certificate witness of kind ``cells`` (JSON-ready, deterministic)."""
         return {"kind": "cells", "of": "JZZt", "scale_exponent": self.scale_exponent,
@@ -439,7 +447,8 @@ def order_symbols(iv: list, n_pos: int) -> list:
     return out
 
 
-def profile_enclosures(iv: list, n_pos: int, order: list, frob_L: int, frob_S: fmpq) -> dict:
+def profile_enclosures(iv: list, n_pos: int, order: list, frob_L: int, frob_S: fmpq,
+                       tighten: bool = True) -> dict:
     """Enclosures of b, c, d (exact rationals) and 𝒫, ρ, the Lemma 2 bound
     and gap (arb at 256 bits, returned as exact rational endpoints) from
     closed intervals of the nonzero eigenvalues of X (ν units, decreasing;
@@ -477,6 +486,8 @@ def profile_enclosures(iv: list, n_pos: int, order: list, frob_L: int, frob_S: f
     b = (blo / (2 * fL), bhi / (2 * fL))
     c = (clo / (4 * fL), chi / (4 * fL))
     d = (dlo / (4 * fL), dhi / (4 * fL))
+    if not tighten:  # straight from the cells: what the kernel recomputes from the witness
+        return {"b": b, "c": c, "d": d}
     # Theorem 4: b + c + d = 1 − a = frob_S/frob_L exactly; intersect each
     # interval with what the other two and the exact sum allow
     sym = frob_S / fL

@@ -339,34 +339,3 @@ def plot(rows: list[dict], path: str | Path, title: str, N: int) -> None:
     cb.ax.axhline(base, color="k", lw=1.5)
     fig.savefig(p, dpi=120, bbox_inches="tight")
     plt.close(fig)
-
-
-def certificate_for(res: dict, rec_source: dict, meta: dict) -> dict:
-    """A compact certificate (lead's writer, schema-validated on write): the
-    weights file's SHA-256 plus tensor names and slices instead of inline
-    matrices; claim Theorem 3 with the profile and pairing values."""
-    from ..certificates import build
-    from ..claims.registry import Result
-
-    from types import SimpleNamespace
-
-    from ..claims import metadata
-
-    st = metadata.statement("heads_have_balanced_attention")  # format 1 until the cells witness lands
-    claim = SimpleNamespace(id=st.id, label=st.label, lean_decls=tuple(d.name for d in st.decls))
-    row = res["row"]
-    inp = {
-        "kind": "weights",
-        "sha256": rec_source.get("sha256", ""),
-        "file": rec_source.get("file", ""),
-        "tensors": rec_source.get("tensors", []),
-        "arch": rec_source.get("arch", ""),
-        "model": row["model"], "layer": row["layer"], "head": row["head"], "kv_head": row["kv_head"],
-        "n": row["n"], "N": row["N"],
-        "head_convention": "W_Q, W_K are n x N (rows = head dimensions); L = W_Kᵀ W_Q",
-    }
-    values = {k: v for k, v in res["values"].items() if k not in ("seconds", "direct_seconds") and not k.startswith("_")}
-    result = Result(res["verdict"], res.get("evidence", "certified"), {"witnesses": res["witnesses"]}, values,
-                    "blueprint (α, β padded to equal length; Lean's length-N padding adds only zero pairs, same values)",
-                    res.get("reason", ""))
-    return build(claim, inp, result, name=f"{row['model']} layer {row['layer']} head {row['head']}")

@@ -141,11 +141,13 @@ def reusable_result(path: Path, rec, cfg: RunConfig, first: bool) -> dict | None
         cert = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
+    from .certificate import STATEMENTS, tensor_refs
+
     try:
-        inp, values = cert["input"], cert["values"]
-        same = (inp.get("sha256") == rec.source.get("sha256") and inp.get("tensors") == rec.source.get("tensors")
-                and inp.get("layer") == rec.layer and inp.get("head") == rec.head
-                and values.get(OPTIONS_KEY) == cfg.fingerprint(first))
+        inp, disp, values = cert["input"], cert["display"], cert["display"]["row"]
+        same = (inp.get("tensors") == tensor_refs(rec.source) and disp.get("layer") == rec.layer
+                and disp.get("head") == rec.head and values.get(OPTIONS_KEY) == cfg.fingerprint(first)
+                and all(Path(str(path).replace(".json", f"{sfx}.json")).is_file() for _, sfx in STATEMENTS))
     except (KeyError, TypeError, AttributeError):
         return None
     if not same:
@@ -155,7 +157,7 @@ def reusable_result(path: Path, rec, cfg: RunConfig, first: bool) -> dict | None
     row.update(rec.table_fields(cfg.biaffine_vectors))
     row["_options"] = values[OPTIONS_KEY]
     return {"row": row, "spectrum": None, "witnesses": cert["witnesses"], "values": dict(values),
-            "verdict": cert["verdict"], "reason": cert.get("reason", ""), "evidence": cert["evidence"],
+            "verdict": cert["verdict"], "reason": "", "evidence": cert["evidence"],
             "seconds": 0.0, "stats": {"resumed": 1}, "source": rec.source, "resumed": True, "certificate": cert}
 
 

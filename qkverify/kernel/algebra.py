@@ -70,6 +70,7 @@ class Box:
     lo: fmpq
     hi: fmpq
     nonzero: bool = False
+    cell: tuple = ()  # (lo, hi, count, sign): the cell of a weights head it comes from (ν units)
 
 
 Real = fmpq | Root | Box

@@ -8,11 +8,12 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-from flint import arb, fmpq, fmpq_mat, fmpz, fmpz_mat
+from flint import arb, fmpq, fmpq_mat, fmpz, fmpz_mat, fmpz_poly
 
 from . import weights as W
 from . import witnesses as F
-from .algebra import Box, Real, Root, cmp, is_exact, power_sum_2, precision, sign, to_arb
+from .algebra import (Box, Real, Root, cmp, count_with_multiplicity, is_exact, power_sum_2, precision, sign, sign_at,
+                      sturm_count, to_arb)
 from .jsonio import Invalid, Undecided, rat, ratmat, require
 
 #: working precision (bits) of the enclosures the kernel computes
@@ -79,9 +80,18 @@ class Ctx:
         return w
 
     def memo(self, key, fn):
+        """fn() once per key; a reuse replays whether its computation compared enclosures
+        (or rested on a sample), so every declaration's evidence level is its own."""
         if key not in self._memo:
-            self._memo[key] = fn()
-        return self._memo[key]
+            outer = (self.certified, self.empirical)
+            self.certified = self.empirical = False
+            v = fn()
+            self._memo[key] = (v, self.certified, self.empirical)
+            self.certified, self.empirical = outer
+        v, c, e = self._memo[key]
+        self.certified |= c
+        self.empirical |= e
+        return v
 
     # -- input matrices ----------------------------------------------------
     def mat(self, name: str) -> fmpq_mat:
@@ -131,8 +141,8 @@ class Ctx:
     def head_Z(self) -> tuple[fmpz_mat, int]:
         """[W_K; W_Q] = Z·2^e read from the weights file (weights inputs only)."""
         def load():
-            p = W.find(self.inp["file"], self.inp["sha256"], self.base_dir, self.weights_dirs)
-            return W.head_Z(p, self.inp["tensors"], self.inp["n"], self.inp["N"])
+            return W.head_Z(self.inp["tensors"], self.inp["n"], self.inp["N"],
+                            lambda f, sha: W.find(f, sha, self.base_dir, self.weights_dirs))
 
         return self.memo("Z", load)
 
@@ -155,14 +165,32 @@ class Ctx:
             w = self.witness("cells", "JZZt")
             require(w["scale_exponent"] == e, "cells witness", f"scale exponent {w['scale_exponent']} ≠ {e}")
             n = self.inp["n"]
-            G = Z * Z.transpose()
+            G = self.head_G()
             X = fmpz_mat(G.tolist()[n:] + G.tolist()[:n])  # J·G
             boxes, z = F.cells_fact(w, X)
             f = fmpq(2) ** (2 * e) / 2 if e >= 0 else fmpq(1, 2 ** (-2 * e)) / 2
-            vals: list[Real] = [Box(b.lo * f, b.hi * f, True) for b in boxes]
+            count = {(b.lo, b.hi): boxes.count(b) for b in boxes}
+            vals: list[Real] = [Box(b.lo * f, b.hi * f, True, (b.lo, b.hi, count[(b.lo, b.hi)], 1)) for b in boxes]
+            self._memo["P"] = (X.charpoly(), False, False)
             return vals, self.N - len(vals)
 
         return self.memo("headspec", build)
+
+    def head_G(self) -> fmpz_mat:
+        """Z·Zᵀ (2n × 2n, exact) of a weights head."""
+        return self.memo("G", lambda: (lambda Z: Z * Z.transpose())(self.head_Z()[0]))
+
+    def head_norms(self) -> tuple[fmpq, fmpq]:
+        """(‖L‖², tr(L²)) of a weights head from the blocks of G = Z Zᵀ (L = W_Kᵀ W_Q):
+        ‖L‖² = Σ (W_K W_Kᵀ)_ij (W_Q W_Qᵀ)_ij and tr L² = Σ (W_Q W_Kᵀ)_ij (W_Q W_Kᵀ)_ji, times 2^(4e)."""
+        def build():
+            G, n, e = self.head_G(), self.inp["n"], self.head_Z()[1]
+            fl = sum((G[i, j] * G[n + i, n + j] for i in range(n) for j in range(n)), fmpz(0))
+            t2 = sum((G[n + i, j] * G[n + j, i] for i in range(n) for j in range(n)), fmpz(0))
+            s = fmpq(2) ** (4 * e) if e >= 0 else fmpq(1, 2 ** (-4 * e))
+            return fl * s, t2 * s
+
+        return self.memo("norms", build)
 
     def eigenvalues_S(self, of: str = "S") -> list[Real]:
         """All N eigenvalues of S (or of the named symmetric matrix), zeros included."""
@@ -173,8 +201,12 @@ class Ctx:
 
     # -- decisions that record their evidence ------------------------------
     def cmp(self, x: Real, y: Real) -> int:
-        exact_sign = isinstance(x, Box) and x.nonzero and isinstance(y, fmpq) and y == 0 and (x.lo >= 0 or x.hi <= 0)
-        if not (is_exact(x) and is_exact(y)) and not exact_sign:
+        """Exact comparison; it rests on enclosures (certified) unless both sides are exact, or
+        one is 0 and the other a cell known to be a nonzero eigenvalue on one side of 0."""
+        def signed_cell(a, b):
+            return isinstance(a, Box) and a.nonzero and isinstance(b, fmpq) and b == 0 and (a.lo >= 0 or a.hi <= 0)
+
+        if not (is_exact(x) and is_exact(y)) and not (signed_cell(x, y) or signed_cell(y, x)):
             self.certified = True
         return cmp(x, y)
 
@@ -205,45 +237,84 @@ class Ctx:
         return self.memo(("sorted", of), lambda: sorted(self.eigenvalues_S(of), key=key))
 
     def order(self, of: str = "S") -> list[int]:
-        """cmp(α_j, β_j) for every j."""
+        """cmp(α_j, β_j) for every j (for a weights head, two cells that meet are compared
+        exactly through the characteristic polynomial, see :meth:`_cells_equal`)."""
         a, b = self.alpha_beta(of)
-        return self.memo(("order", of), lambda: [self.cmp(x, y) for x, y in zip(a, b)])
 
-    def profile(self, L: str = "L") -> dict[str, Coord]:
-        """π(L) = (a, b, c, d) by Definition 6 (Lean ``profileA``..``profileD``), x/0 = 0."""
+        def one(x, y):
+            try:
+                return self.cmp(x, y)
+            except Undecided:
+                if self.kind == "weights" and self._cells_equal(x, y):
+                    return 0
+                raise
+
+        return self.memo(("order", of), lambda: [one(x, y) for x, y in zip(a, b)])
+
+    def _cells_equal(self, x: Box, y: Box) -> bool:
+        """α = β for α in a cell C and β = −ν, ν in a cell C', each holding one distinct root of
+        P (the characteristic polynomial of X, ν units, possibly multiple): equal iff
+        gcd(P(x), P(−x)) has a root in C ∩ (−C') -- that root is P's only root in C, and its
+        negative P's only root in C'."""
+        (lo1, hi1, c1, s1), (lo2, hi2, c2, s2) = x.cell, y.cell
+        P = self._memo["P"][0]
+        R = P // P.gcd(P.derivative())  # square-free part: its roots are P's, once each
+
+        def distinct(lo, hi):  # roots of R in [lo, hi)
+            return sturm_count(R, lo, hi) + (sign_at(R, lo) == 0) - (sign_at(R, hi) == 0)
+
+        if s1 * s2 != -1 or distinct(lo1, hi1) != 1 or distinct(lo2, hi2) != 1:
+            return False
+        Q = P.gcd(fmpz_poly([c if k % 2 == 0 else -c for k, c in enumerate(P.coeffs())]))
+        lo, hi = max(lo1, -hi2), min(hi1, -lo2)  # C = [lo1, hi1), −C' = (−hi2, −lo2]
+        return lo <= hi and (count_with_multiplicity(Q, lo, hi) + (sign_at(Q, hi) == 0)) > 0
+
+    def profile(self, L: str = "L") -> "Profile":
+        """π(L) = (a, b, c, d) by Definition 6 (Lean ``profileA``..``profileD``), x/0 = 0;
+        each coordinate is computed when first asked for (its own evidence level)."""
+        return Profile(self, L)
+
+    def norms(self, L: str = "L") -> tuple[fmpq, fmpq]:
+        """(‖L‖², ‖T‖²), T the skew part (a weights head: from its Gram blocks)."""
         def build():
+            if self.kind == "weights":
+                fL, t2 = self.head_norms()
+                return fL, (fL - t2) / 2
+            return self.frob(L), frob(skew(self.mat(L)))
+
+        return self.memo(("norms", L), build)
+
+    def coord(self, k: str, L: str = "L") -> Coord:
+        """One coordinate of π(L): a from the norms; b, c, d from α, β (and their order)."""
+        def build():
+            fL, fT = self.norms(L)
+            if k == "a":
+                a = lean_div(fT, fL)
+                return Coord(arb(a), a, a == 0)
             S = "S" if L == "L" else "S_" + L
-            fL = self.frob(L)
-            T = skew(self.mat(L))
-            a = lean_div(frob(T), fL)
             al, be = self.alpha_beta(S)
-            order = self.order(S)
+            if k == "b":
+                pos = [self.sign(x) > 0 and self.sign(y) > 0 for x, y in zip(al, be)]
+                zero, pairs = fL == 0 or not any(pos), [(x, y, 2) for x, y, p in zip(al, be, pos) if p]
+            else:
+                order = self.order(S)
+                side = 1 if k == "c" else -1
+                zero = fL == 0 or all(o * side <= 0 for o in order)
+                pairs = [(x, y, 1) for x, y, o in zip(al, be, order) if o * side > 0]
+            if zero:
+                return Coord(arb(0), fmpq(0), True)
             with precision(PREC):
-                A = [to_arb(x, PREC) for x in al]
-                B = [to_arb(x, PREC) for x in be]
                 inv = arb(lean_div(fmpq(1), fL))
-                bb = sum((2 * x * y for x, y in zip(A, B)), arb(0)) * inv
-                cc = sum(((x - y) ** 2 for x, y, o in zip(A, B, order) if o > 0), arb(0)) * inv
-                dd = sum(((x - y) ** 2 for x, y, o in zip(A, B, order) if o < 0), arb(0)) * inv
-            rational = all(isinstance(x, fmpq) for x in al + be)
+                if k == "b":
+                    ball = sum((m * to_arb(x, PREC) * to_arb(y, PREC) for x, y, m in pairs), arb(0)) * inv
+                else:
+                    ball = sum(((to_arb(x, PREC) - to_arb(y, PREC)) ** 2 for x, y, m in pairs), arb(0)) * inv
+            if all(isinstance(x, fmpq) and isinstance(y, fmpq) for x, y, m in pairs):
+                terms = (m * x * y if k == "b" else (x - y) ** 2 for x, y, m in pairs)
+                return Coord(ball, lean_div(sum(terms, fmpq(0)), fL), False)
+            return Coord(ball, None, False)
 
-            def coord(ball, terms, zero) -> Coord:
-                if zero:
-                    return Coord(arb(0), fmpq(0), True)
-                return Coord(ball, lean_div(sum(terms, fmpq(0)), fL) if rational else None, False)
-
-            pos = [self.sign(x) > 0 for x in al], [self.sign(y) > 0 for y in be]
-            return {
-                "a": Coord(arb(a), a, a == 0),
-                "b": coord(bb, (2 * x * y for x, y in zip(al, be)),
-                           fL == 0 or not any(p and r for p, r in zip(*pos))),
-                "c": coord(cc, ((x - y) ** 2 for x, y, o in zip(al, be, order) if o > 0),
-                           fL == 0 or all(o <= 0 for o in order)),
-                "d": coord(dd, ((x - y) ** 2 for x, y, o in zip(al, be, order) if o < 0),
-                           fL == 0 or all(o >= 0 for o in order)),
-            }
-
-        return self.memo(("profile", L), build)
+        return self.memo(("coord", k, L), build)
 
     def profile_sum(self, L: str = "L") -> fmpq:
         """a + b + c + d exactly: each j contributes 2α_jβ_j + (α_j−β_j)₊² + (α_j−β_j)₋² =
@@ -254,7 +325,7 @@ class Ctx:
         self.spectrum(S)
         D = fmpz(w["scale"])
         p2 = sum((fac["multiplicity"] * power_sum_2(F.poly(fac["poly"])) for fac in w["factors"]), fmpq(0))
-        return self.profile(L)["a"].exact + lean_div(p2 / (D * D), self.frob(L))
+        return self.coord("a", L).exact + lean_div(p2 / (D * D), self.norms(L)[0])
 
     def coord_is(self, c: Coord, q: fmpq, L: str = "L", others: tuple = ()) -> bool:
         """Decide c = q for q ∈ {0, 1}: exactly when c is exact or q = 0; for q = 1 from the
@@ -291,11 +362,21 @@ class Ctx:
         return 0 if c.zero else 1
 
 
+class Profile:
+    """π(L) as a lazy mapping "a".."d" -> :class:`Coord`."""
+
+    def __init__(self, q: Ctx, L: str):
+        self.q, self.L = q, L
+
+    def __getitem__(self, k: str) -> Coord:
+        return self.q.coord(k, self.L)
+
+
 def _neg(x: Real) -> Real:
     if isinstance(x, fmpq):
         return -x
     if isinstance(x, Box):
-        return Box(-x.hi, -x.lo, x.nonzero)
+        return Box(-x.hi, -x.lo, x.nonzero, x.cell[:3] + (-x.cell[3],) if x.cell else ())
     return x.neg()
 
 

@@ -8,10 +8,12 @@ only.  M = [W_K; W_Q] = Z·2^e with Z an integer matrix."""
 
 from __future__ import annotations
 
+import ast
 import functools
 import hashlib
 import json
 import sys
+import zipfile
 from array import array
 from pathlib import Path
 
@@ -87,37 +89,75 @@ def _dyadic(raw: bytes, dtype: str) -> list[tuple[int, int]]:
     return out
 
 
-def head_Z(path: Path, tensors: list[dict], n: int, N: int) -> tuple[fmpz_mat, int]:
-    """(Z, e) with [W_K; W_Q] = Z·2^e exactly (2n × N), from the recorded tensor slices:
-    ``rows [a, b)`` of a ``[out, in]`` tensor, or ``cols [a, b)`` of an ``[in, out]`` tensor
-    (GPT-2 Conv1D), which is transposed."""
-    require(2 * n * N <= MAX_HEAD_ENTRIES, "limits", f"2n·N = {2 * n * N} entries exceed {MAX_HEAD_ENTRIES}")
+def _npz_member(path: Path, name: str) -> tuple[str, list[int], bytes]:
+    """(dtype, shape, raw little-endian bytes) of array ``name`` in an uncompressed or
+    deflated ``.npz`` (a zip of ``.npy`` files, format 1.0–3.0, C order)."""
+    try:
+        with zipfile.ZipFile(path) as z:
+            with z.open(name + ".npy") as fh:
+                data = fh.read()
+    except (KeyError, zipfile.BadZipFile, OSError):
+        raise Undecided(f"no array {name!r} readable in {path.name}") from None
+    require(data[:6] == b"\x93NUMPY", "weights", f"{name} is not a .npy array")
+    major = data[6]
+    hlen = int.from_bytes(data[8:10] if major == 1 else data[8:12], "little")
+    start = (10 if major == 1 else 12) + hlen
+    hdr = ast.literal_eval(data[start - hlen:start].decode("latin1"))
+    dt = {"<f4": "F32", "<f8": "F64", "<f2": "F16"}.get(hdr.get("descr"))
+    if dt is None or hdr.get("fortran_order"):
+        raise Undecided(f"{name}: dtype {hdr.get('descr')} / Fortran order is not read by the kernel")
+    return dt, list(hdr["shape"]), data[start:]
+
+
+def _tensor(path: Path, t: dict, n: int, N: int) -> list[tuple[int, int]]:
+    """The exact W_Q or W_K (n × N, row-major) that tensor reference ``t`` names."""
+    fmt = t.get("format", "safetensors")
+    if fmt == "npz":  # TransformerLens [..., d_model, d_head] arrays, indexed, then transposed
+        dt, shape, raw = _npz_member(path, t["name"])
+        idx = t["index"]
+        require(len(shape) == len(idx) + 2 and shape[-2:] == [N, n] and all(0 <= i < s for i, s in zip(idx, shape)),
+                "input", f"{t['name']} {shape} does not hold an N × n block at {idx}")
+        off = 0
+        for i, s in zip(idx, shape):
+            off = off * s + i
+        sz = FLOATS[dt][0]
+        vals = _dyadic(raw[off * N * n * sz:(off + 1) * N * n * sz], dt)
+        return [vals[r * n + c] for c in range(n) for r in range(N)]
+    if fmt != "safetensors":
+        raise Undecided(f"tensor {t['name']} is in a {fmt} file: the kernel reads safetensors and .npz tensors")
     hdr, start = _header(path)
-    got = {}
+    info = hdr.get(t["name"])
+    require(isinstance(info, dict), "weights", f"no tensor {t['name']!r} in {path.name}")
+    dt, shape, (s, e) = info.get("dtype"), info.get("shape"), info.get("data_offsets", (0, 0))
+    if dt not in FLOATS:
+        raise Undecided(f"tensor {t['name']} has dtype {dt}; the kernel reads F64/F32/F16/BF16")
+    require(isinstance(shape, list) and len(shape) == 2, "weights", f"{t['name']} is not a matrix")
+    R, C = shape
+    sz = FLOATS[dt][0]
+    require(e - s == R * C * sz, "weights", f"{t['name']}: data_offsets disagree with the shape")
     with open(path, "rb") as fh:
-        for t in tensors:
-            info = hdr.get(t["name"])
-            require(isinstance(info, dict), "weights", f"no tensor {t['name']!r} in {path.name}")
-            dt, shape, (s, e) = info.get("dtype"), info.get("shape"), info.get("data_offsets", (0, 0))
-            if dt not in FLOATS:
-                raise Undecided(f"tensor {t['name']} has dtype {dt}; the kernel reads F64/F32/F16/BF16")
-            require(isinstance(shape, list) and len(shape) == 2, "weights", f"{t['name']} is not a matrix")
-            R, C = shape
-            sz = FLOATS[dt][0]
-            require(e - s == R * C * sz, "weights", f"{t['name']}: data_offsets disagree with the shape")
-            if "rows" in t:
-                a, b = t["rows"]
-                require(0 <= a and b == a + n <= R and C == N, "input", f"rows {a}:{b} of {t['name']} {shape}")
-                fh.seek(start + s + a * C * sz)
-                vals = _dyadic(fh.read(n * C * sz), dt)
-            else:
-                a, b = t["cols"]
-                require(0 <= a and b == a + n <= C and R == N, "input", f"cols {a}:{b} of {t['name']} {shape}")
-                fh.seek(start + s)
-                allv = _dyadic(fh.read(R * C * sz), dt)
-                vals = [allv[r * C + c] for c in range(a, b) for r in range(R)]
-            require(t["role"] not in got, "input", f"{t['role']} given twice")
-            got[t["role"]] = vals
+        if "rows" in t:
+            a, b = t["rows"]
+            require(0 <= a and b == a + n <= R and C == N, "input", f"rows {a}:{b} of {t['name']} {shape}")
+            fh.seek(start + s + a * C * sz)
+            return _dyadic(fh.read(n * C * sz), dt)
+        a, b = t["cols"]
+        require(0 <= a and b == a + n <= C and R == N, "input", f"cols {a}:{b} of {t['name']} {shape}")
+        fh.seek(start + s)
+        allv = _dyadic(fh.read(R * C * sz), dt)
+        return [allv[r * C + c] for c in range(a, b) for r in range(R)]
+
+
+def head_Z(tensors: list[dict], n: int, N: int, locate) -> tuple[fmpz_mat, int]:
+    """(Z, e) with [W_K; W_Q] = Z·2^e exactly (2n × N), from the recorded tensor slices, each
+    read from the file ``locate(file, sha256)`` returns: ``rows [a, b)`` of an ``[out, in]``
+    tensor, ``cols [a, b)`` of an ``[in, out]`` one (GPT-2 Conv1D, transposed), or an ``index``
+    into a TransformerLens ``.npz`` array (transposed)."""
+    require(2 * n * N <= MAX_HEAD_ENTRIES, "limits", f"2n·N = {2 * n * N} entries exceed {MAX_HEAD_ENTRIES}")
+    got = {}
+    for t in tensors:
+        require(t["role"] not in got, "input", f"{t['role']} given twice")
+        got[t["role"]] = _tensor(locate(t["file"], t["sha256"]), t, n, N)
     require(set(got) == {"W_Q", "W_K"}, "input", "the tensors must give W_Q and W_K")
     vals = got["W_K"] + got["W_Q"]
     emin = min((x for m, x in vals if m), default=0)

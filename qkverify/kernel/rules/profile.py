@@ -62,10 +62,11 @@ def _symmetric(q: Ctx) -> bool:
 dfn(A + "sortDesc", D6, MAT, lambda q: q.sorted_eigenvalues())
 dfn(A + "alphaList", D6, MAT, lambda q: q.alpha_beta()[0], HS)
 dfn(A + "betaList", D6, MAT, lambda q: q.alpha_beta()[1], HS)
+WMAT = MAT + ("weights",)
 for _k in "ABCD":
-    dfn(A + f"profile{_k}", D6, MAT, lambda q, k=_k.lower(): q.profile()[k])
+    dfn(A + f"profile{_k}", D6, WMAT, lambda q, k=_k.lower(): q.profile()[k])
     thm(A + f"profile{_k}_nonneg", T4, MAT, (), lambda q, k=_k.lower(): q.coord_sign(q.profile()[k]) >= 0)
-dfn(MT + "profile", D6, MAT, lambda q: [q.profile()[k] for k in "abcd"])
+dfn(MT + "profile", D6, WMAT, lambda q: [q.profile()[k] for k in "abcd"])
 
 thm(A + "profile_sum_eq_one", T4, MAT, HL, lambda q: q.profile_sum() == 1)
 thm(A + "profileA_eq_zero_iff", T4, MAT, HL, lambda q: q.coord_is(q.profile()["a"], fmpq(0)) == _symmetric(q))

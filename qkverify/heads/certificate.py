@@ -1,0 +1,113 @@
+"""Format-2 certificates of a real head (docs/CERTIFICATES.md).
+
+A head's certificate names its weights (each tensor: file, SHA-256, rows / columns /
+index) instead of holding the matrices; the kernel reads them itself.  Two statements
+are certified per head, each declaration with its own Lean hypotheses:
+
+* Theorem 3 (``heads_have_balanced_attention``): ``Nondegenerate``, ``finrank_radical``,
+  ``signature``, ``heads_have_balanced_attention`` -- from the rank witness of
+  M = [W_K; W_Q] and the ``cells`` witness of X = J·Z·Zᵀ;
+* Definition 6 (``profile``): ``profileA`` (exact, from exact traces) and ``profileB``,
+  ``profileC``, ``profileD``, ``profile`` (enclosures computed from the cells).
+
+Everything in them is a function of the exact weights (the cells are deterministic,
+:mod:`qkverify.heads.cells`); the authors' float64 figures live only in the tables.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..claims.evaluate import evaluate
+from .cells import HeadSpectrum
+
+
+def _tensor_ref(t: dict, source: dict) -> dict:
+    """A loader's tensor reference in the certificate's form (file and SHA-256 per tensor)."""
+    out = {"role": t["role"], "name": t["name"], "file": t.get("file", source.get("file", "")),
+           "sha256": t.get("file_sha256", t.get("sha256", source.get("sha256", "")))}
+    arch = str(source.get("arch", ""))
+    if arch.startswith("gguf:"):
+        out["format"] = "gguf"
+        out["transform"] = ("dequantize; undo llama.cpp RoPE row permutation" if t.get("rope_heads")
+                            else "dequantize")
+    elif "index" in t:
+        out["format"] = "npz"
+    for k in ("rows", "cols", "index"):
+        if k in t:
+            out[k] = [int(x) for x in t[k]]
+    return out
+
+
+def _rank_v2(w: dict, e: int) -> dict:
+    """The rank witness of M in the kernel's form: a minor of s·Z, Z = M·2^(−e)."""
+    scale = w.get("scale", "1")
+    if isinstance(scale, str) and scale.startswith("2^"):
+        s = 1  # the full-rank route computes the minor of Z itself
+    else:  # the exact route: scale D with D·M integral, so (D·2^e)·Z = D·M
+        s = int(scale) * 2**e if e >= 0 else int(scale) // 2 ** (-e)
+    out = {"kind": "rank", "of": "M", "scale": str(s), "rank": int(w["rank"]), "rows": list(w["minor_rows"]),
+           "cols": list(w["minor_cols"]), "prime": str(w["prime"]), "minor_mod_p": str(w["minor_mod_p"])}
+    if w.get("left_kernel"):
+        out.update(kernel=[[str(v) for v in y] for y in w["left_kernel"]], kernel_cols=list(w["kernel_cols"]),
+                   kernel_minor_mod_p=str(w["kernel_minor_mod_p"]),
+                   kernel_prime=str(w.get("kernel_prime") or w["prime"]))
+    return out
+
+
+@dataclass
+class WeightsHead:
+    """A real head as a format-2 input (kind ``weights``)."""
+
+    n: int
+    N: int
+    tensors: list
+    rank_witness: dict
+    rank_M: int
+    spectrum: HeadSpectrum
+    display: dict = field(default_factory=dict)
+
+    kind2 = "weights"
+
+    @property
+    def cells_witness(self) -> dict:
+        return self.spectrum.witness()
+
+    @property
+    def signature(self) -> tuple[int, int, int]:
+        hs = self.spectrum
+        return hs.n_pos, hs.n_neg, hs.n_zero
+
+    def to_json2(self) -> dict:
+        """The format-2 certificate input object."""
+        return {"kind": "weights", "n": self.n, "N": self.N, "tensors": self.tensors}
+
+
+def weights_head(res: dict, source: dict) -> WeightsHead:
+    """The format-2 input of a head certified by :func:`qkverify.heads.certify.certify_head`."""
+    hs: HeadSpectrum = res["spectrum"]
+    rank_w = next(w for w in res["witnesses"] if w.get("kind") == "rank")
+    row = res["row"]
+    return WeightsHead(int(row["n"]), int(row["N"]), tensor_refs(source),
+                       _rank_v2(rank_w, hs.scale_exponent), int(rank_w["rank"]), hs)
+
+
+#: the head's statements and the suffix of their certificate files (L00H00.json, L00H00.profile.json)
+STATEMENTS = (("heads_have_balanced_attention", ""), ("profile", ".profile"))
+
+
+def certificates_for(res: dict, source: dict, values: dict) -> list[tuple[str, dict]]:
+    """(file suffix, certificate) for Theorem 3 and Definition 6 on this head.  ``values`` (the
+    head's table row without its float64 columns, and the producer options) go into the
+    display, where a rerun finds them to resume."""
+    row = res["row"]
+    inp = weights_head(res, source)
+    disp = {"name": f"{row['model']} layer {row['layer']} head {row['head']}", "model": row["model"],
+            "layer": row["layer"], "head": row["head"], "kv_head": row["kv_head"],
+            "arch": source.get("arch", ""), "row": values}
+    return [(suffix, evaluate(st, inp).certificate(disp)) for st, suffix in STATEMENTS]
+
+
+def tensor_refs(source: dict) -> list[dict]:
+    """The certificate's tensor references of a head record's ``source``."""
+    return [_tensor_ref(t, source) for t in source.get("tensors", [])]
