@@ -149,6 +149,10 @@ def input_from_document(doc: Any, kind: str | None = None, where: str = "input")
     """
     if kind == "law":
         return LawInput.from_document(doc, where)
+    from .attention_inputs import KINDS as _S1_KINDS, make_input
+
+    if isinstance(doc, dict) and doc.get("kind") in _S1_KINDS:  # §1 inputs (io/attention_inputs.py)
+        return make_input(doc, where)
     if isinstance(doc, np.ndarray) or isinstance(doc, list):
         obj: Any = MatrixInput(_mat(doc, f"{where}: L", True))
     elif isinstance(doc, dict):
