@@ -255,22 +255,38 @@ class Evaluation:
             return sum((x * x for x in vals), arb(0)).sqrt()
 
     def value_norm(self, i: int) -> tuple[arb, arb]:
-        """Certified bounds of ‖W_O,i W_V,i‖: sup norm exactly (row sums); Euclidean: below by
-        ‖V z‖/‖z‖ for z a float singular vector read exactly, above by the trace bound."""
+        """Certified bounds of ‖W_O,i W_V,i‖: sup norm exactly (row sums); Euclidean: below by ‖V y‖/‖y‖
+        for y a float power-iteration vector read exactly, above by tr(P^(2^8))^(1/2^9) with
+        P = (W_Oᵀ W_O)(W_V W_Vᵀ), whose eigenvalues are those of VᵀV (all ≥ 0) apart from zeros."""
+        key = ("vn", i)
+        if key in self._m:
+            return self._m[key]
         h = self.doc["heads"][i]
         WV, WO = self.mat(h["W_V"]), self.mat(h["W_O"])
         with ctx.workprec(self.prec):
             if self.doc["norm"] == "linf":
                 Vm = WO * WV
                 t = max(sum(abs(Vm[r, c]) for c in range(Vm.ncols())) for r in range(Vm.nrows()))
-                return arb(t), arb(t)
-            Vf = np.array([[float(WO[r, c]) for c in range(WO.ncols())] for r in range(WO.nrows())]) @ np.array(
-                [[float(WV[r, c]) for c in range(WV.ncols())] for r in range(WV.nrows())])
-            z = TS.exact(np.linalg.svd(Vf)[2][0]).transpose()
-            Vz = WO * (WV * z)
-            lo = (arb(sum(Vz[r, 0] ** 2 for r in range(Vz.nrows()))) / arb(sum(z[r, 0] ** 2 for r in range(z.nrows())))).sqrt()
-            hi = MA.gram_trace_bound(WO, 6, self.prec) * MA.gram_trace_bound(WV, 6, self.prec)
-            return lo, hi
+                res = arb(t), arb(t)
+            else:
+                fo, fv = _floats(WO), _floats(WV)
+                y = np.ones(fv.shape[1])
+                for _ in range(60):
+                    y = fv.T @ (fo.T @ (fo @ (fv @ y)))
+                    y /= np.linalg.norm(y)
+                ye = TS.exact(y).transpose()
+                Vy = WO * (WV * ye)
+                lo = (arb(sum(Vy[r, 0] ** 2 for r in range(Vy.nrows()))) / arb(sum(ye[r, 0] ** 2 for r in range(ye.nrows())))).sqrt()
+                P = arb_mat((WO.transpose() * WO) * (WV * WV.transpose()))
+                logk = arb(0)
+                for _ in range(8):
+                    t = P.trace()
+                    P = (P * (1 / t)) * (P * (1 / t))
+                    logk = 2 * (logk + t.log())
+                hi = ((logk + P.trace().log()) / 2 ** 9).exp()
+                res = lo, hi
+        self._m[key] = res
+        return res
 
     def growth(self) -> arb | None:
         """A certified upper bound of sup ‖M y‖/‖y‖ when M(0) = 0 (|act t| ≤ |t|); None when M(0) ≠ 0."""
@@ -299,6 +315,11 @@ class Evaluation:
             L = arb(_q(self.doc["L"])) if with_M else arb(0)
             return {"lhs": [self.row_norm(out, r) for r in range(X.nrows())], "xmax": xmax, "V": (Vlo, Vhi),
                     "rhs": ((L + Vlo + L * Vlo) * xmax, (L + Vhi + L * Vhi) * xmax)}
+
+
+def _floats(M: fmpq_mat) -> np.ndarray:
+    """A float display copy of an exact matrix (used only to choose a test vector)."""
+    return np.array([[float(M[r, c]) for c in range(M.ncols())] for r in range(M.nrows())])
 
 
 def _q(t: str) -> fmpq:
@@ -391,8 +412,8 @@ def _attention_block(s: Subject) -> DeclResult:
     with ctx.workprec(PREC):
         other = arb_mat(ev.X().nrows(), ev.X().ncols())
         for i, h in enumerate(s.inp["heads"]):
-            Vt = (ev.mat(h["W_O"]) * ev.mat(h["W_V"])).transpose()
-            other = other + ev.outputs(i) * arb_mat(Vt)
+            Vt = (arb_mat(ev.mat(h["W_O"])) * arb_mat(ev.mat(h["W_V"]))).transpose()
+            other = other + ev.outputs(i) * Vt
         A = ev.block()
         ok = all(A[r, c].overlaps(other[r, c]) for r in range(A.nrows()) for c in range(A.ncols()))
     return DeclResult(ok, "certified", _encl(A))

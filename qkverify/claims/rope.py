@@ -183,7 +183,7 @@ def _hS(s: Subject) -> bool:
     """T_d = S^d for every d < k (binder ``hS``), S the input's candidate or the reading's operator."""
     if s.kind == "rope_weights":
         return _k(s) < 2 or _decide(s)[0]
-    if "S" not in s.inp.doc:
+    if "S" not in s.inp.doc or _G(s)[0].det() == 0:
         return False
     S = _ratmat(s.inp["S"])
     return all(T == mat_pow(S, d) for d, T in enumerate(_T(s)))

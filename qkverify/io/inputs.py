@@ -152,7 +152,7 @@ def input_from_document(doc: Any, kind: str | None = None, where: str = "input")
     from .attention_inputs import KINDS as _S1_KINDS, make_input
 
     if isinstance(doc, dict) and doc.get("kind") in _S1_KINDS:  # §1 inputs (io/attention_inputs.py)
-        return make_input(doc, where)
+        return make_input(doc, where, {"dirs": [str(Path(where).parent)]})
     if isinstance(doc, np.ndarray) or isinstance(doc, list):
         obj: Any = MatrixInput(_mat(doc, f"{where}: L", True))
     elif isinstance(doc, dict):

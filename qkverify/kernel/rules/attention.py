@@ -568,10 +568,12 @@ def _poly_bilinear(q: Ctx) -> bool:
 def _ha(q: Ctx) -> bool:
     """Each a_m is an attention function with the QKV scores: a causal softmax head with no bias and
     the scale 1/√n, or causal fixed weights in the simplex (the gradient of a linear potential)."""
-    h = _single(q, True)
-    if "weights" in h:
+    hs = q.inp["heads"]
+    if len(hs) != 1 or not hs[0].get("causal", False):
+        return False
+    if "weights" in hs[0]:
         return _weights(q, 0)[1]
-    return not any(k in h for k in ("b_Q", "b_K", "scale"))
+    return not any(k in hs[0] for k in ("b_Q", "b_K", "scale"))
 
 
 predicate("qkv_attention_functions", _ha)

@@ -162,6 +162,8 @@ def _hS(q: Ctx) -> bool:
     if q.kind == "rope_weights":
         return _k(q) < 2 or _same_rotation(q)
     require("S" in q.inp, "input", "eq_ropeT_one_of_forall needs a candidate S")
+    if not _nondegenerate(q):
+        return False
     S = ratmat(q.inp["S"])
     return all(T == _pow(S, d) for d, T in enumerate(_T(q)))
 
