@@ -204,8 +204,9 @@ class Evaluation:
                 rows[0] = [fmpq(int(j == 0)) for j in range(ell)]
             res = rows, all(all(v >= 0 for v in r) and sum(r) == 1 for r in rows)
         else:
-            Qx = X * self.mat(h["W_Q"]).transpose()
-            Kx = X * self.mat(h["W_K"]).transpose()
+            Xp = X + self.mat(self.doc["positions"]) if "positions" in self.doc else X  # QKV scores use x + p
+            Qx = Xp * self.mat(h["W_Q"]).transpose()
+            Kx = Xp * self.mat(h["W_K"]).transpose()
             for M, b in ((Qx, self.vec(h.get("b_Q"))), (Kx, self.vec(h.get("b_K")))):
                 if b is not None:
                     for r in range(ell):
@@ -628,3 +629,35 @@ def _homogenises(s: Subject) -> DeclResult:
 
 
 __all__ = ["Evaluation", "PREC"]
+
+
+def homogenised_outputs(s: Subject) -> dict:
+    """For display: T(x) by the QKV path and T̂(lift x) by the homogenised path (softmax of the
+    homogenised scores of the lifted tokens, outputs in C × ℝ, V̂ = (V·, 0), M̂ = (M·, 0)), as text;
+    and the extra coordinate of each head output, Σ_j ω̂_j."""
+    ev = _ev(s)
+    h = _single(s, True)
+    Q, K, P, X, _ = _qkv(s)
+    ell = X.nrows()
+    with ctx.workprec(PREC):
+        A = ev.block()
+        Y = arb_mat(X) + A
+        T = Y + ev.M(Y)
+        hs = _hom_scores(s, _lift(s, [fmpq(1)] * ell))
+        if "weights" in h:
+            W = ev.head_weights(0)[0]
+        else:
+            S = fmpq_mat(ell, ell)
+            for m in range(ell):
+                for j in range(m + 1):
+                    S[j, m] = hs[m][j]
+            W = MA.softmax_rows(S, MA.inv_sqrt(Q.nrows(), PREC), True, PREC)
+        Ah = arb_mat([[arb(v) for v in r] for r in W]) * arb_mat(X)       # C part of Â(x̂)
+        extra = [sum((arb(v) for v in r), arb(0)) for r in W]              # ℝ part: Σ_j ω̂_j
+        Vh = Ah * arb_mat(ev.mat(h["W_V"]).transpose()) * arb_mat(ev.mat(h["W_O"]).transpose())
+        Yh = arb_mat(X) + Vh
+        Th = Yh + ev.M(Yh)
+    fmt = lambda M, r: "(" + ", ".join(M[r, c].str(10) for c in range(M.ncols())) + ")"  # noqa: E731
+    return {"T": [fmt(T, r) for r in range(ell)], "T_hat": [fmt(Th, r)[:-1] + ", 1)" for r in range(ell)],
+            "head_output_extra_coordinate": [e.str(10) for e in extra],
+            "overlap": all(T[r, c].overlaps(Th[r, c]) for r in range(ell) for c in range(T.ncols()))}

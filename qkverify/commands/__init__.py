@@ -18,4 +18,6 @@ COMMANDS = (
     "baselines",
     "verify",
     "lean_audit",
+    "rope",
+    "homogenise",
 )

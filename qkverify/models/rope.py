@@ -93,3 +93,31 @@ def rope_input(model: str | None, layer: int = 0, head: int = 0, k: int = DEFAUL
 
 
 __all__ = ["rope_input", "choose_cols", "GGUF_RUNTIME", "fmpq_mat"]
+
+
+OTHER = {"half_split": "interleaved", "interleaved": "half_split"}
+
+
+def check_head(model: str | None, layer: int = 0, head: int = 0, k: int = DEFAULT_K,
+               pairing: str | None = None, other: bool = True) -> dict:
+    """Evaluate Definition 3 and Proposition 1 on one real head, read with the loader's convention
+    (or ``pairing``) and, when ``other``, with the other pairing as well (which must fail).
+
+    Returns {"info", "readings": [{"pairing", "runs": [StatementRun…], "numbers", "verdict"}]}; the
+    verdict of a reading is that of ``T_d = S^d`` (hypothesis hS of eq_ropeT_one_of_forall):
+    evaluated with hS dropped, so a wrong reading gives a certificate whose verdict is ``fails``."""
+    from ..claims.evaluate import evaluate
+    from ..claims.rope import rope_report
+
+    inp, info = rope_input(model, layer, head, k, pairing)
+    pairs = [inp["reading"]["pairing"]] + ([OTHER[inp["reading"]["pairing"]]] if other and pairing is None else [])
+    out = {"info": info, "input": inp.doc, "readings": []}
+    for p in pairs:
+        this = inp if p == inp["reading"]["pairing"] else make_input(
+            dict(inp.doc, reading=dict(inp["reading"], pairing=p)), "rope", inp.source)
+        runs = [evaluate("IsRoPELike", this), evaluate("isRoPELike_iff", this, drop=("hS",))]
+        eq = next(r for r in runs[1].records if r.meta.check == "eq_ropeT_one_of_forall")
+        out["readings"].append({"pairing": p, "reading": this.doc["reading"], "runs": runs,
+                                "numbers": rope_report(runs[1].subject), "hS": eq.hypotheses.get("hS"),
+                                "verdict": eq.conclusion, "evidence": eq.result.evidence})
+    return out

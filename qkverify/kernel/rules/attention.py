@@ -297,7 +297,8 @@ def _weights(q: Ctx, i: int) -> tuple[list[list], bool]:
                 rows[0] = [fmpq(int(j == 0)) for j in range(ell)]
             return rows, all(all(v >= 0 for v in r) and sum(r) == 1 for r in rows)
         WQ, WK = _mat(q, h["W_Q"]), _mat(q, h["W_K"])
-        Qx, Kx = X * WQ.transpose(), X * WK.transpose()
+        Xp = X + ratmat(q.inp["positions"]) if "positions" in q.inp else X  # scores of x + p
+        Qx, Kx = Xp * WQ.transpose(), Xp * WK.transpose()
         for M, b in ((Qx, _vec(q, h.get("b_Q"))), (Kx, _vec(q, h.get("b_K")))):
             for r in range(ell if b is not None else 0):
                 for c in range(M.ncols()):
