@@ -127,6 +127,9 @@ def cases2() -> list[tuple[str, object]]:
     out.extend(_ortho().items())
     out.extend(_fibers().items())
     out.extend(_laws().items())
+    from .suite_s1 import cases as s1_cases
+
+    out.extend(s1_cases())  # §1: attention functions, biaffine scores, forms, transformers
     return out
 
 

@@ -302,7 +302,8 @@ class Evaluation:
                 rs = lambda A: arb(max(sum(abs(A[r, c]) for c in range(A.ncols())) for r in range(A.nrows())))  # noqa: E731
                 return rs(self.mat(m["W_1"])) * rs(self.mat(m["W_2"]))
             s = self.doc.get("squarings", 0)
-            return MA.gram_trace_bound(self.mat(m["W_1"]), s, self.prec) * MA.gram_trace_bound(self.mat(m["W_2"]), s, self.prec)
+            return (MA.gram_trace_bound(self.mat(m["W_1"]), s, MA.NORM_PREC)
+                    * MA.gram_trace_bound(self.mat(m["W_2"]), s, MA.NORM_PREC))
 
     def sides(self, with_M: bool) -> dict:
         """The two sides of norm_attentionBlock_le (with_M False) or near_identity, per position."""

@@ -25,6 +25,8 @@ from flint import arb, arb_mat, ctx, fmpq, fmpq_mat
 
 from ..errors import QKInputError
 
+#: bits of the trace-power norm bound the kernel recomputes for hM (qkverify/kernel/rules/attention.py)
+NORM_PREC = 64
 #: functions an expression may call (potentials only)
 FUNCTIONS = {"exp": sp.exp, "log": sp.log}
 

@@ -49,7 +49,7 @@ def wordpiece(text: str, vocab: list[str]) -> list[int]:
 
 
 def layer_input(model: str | None = None, layer: int = 0, text: str = DEFAULT_TEXT, norm: str = "l2",
-                squarings: int = 6) -> tuple[KindInput, dict]:
+                squarings: int = 4) -> tuple[KindInput, dict]:
     """(the ``transformer`` input of one BERT layer on the tokens of ``text``, a description).
 
     L is the certified bound ‖W_2‖·‖W_1‖ (GELU: |gelu t| ≤ |t|) rounded up to 7 significant digits,
@@ -57,10 +57,10 @@ def layer_input(model: str | None = None, layer: int = 0, text: str = DEFAULT_TE
     sums).  Raises QKInputError for a checkpoint that is not BERT-like."""
     from ..claims.attention import PREC
     from ..io.tensors import exact
-    from ..math.attention import gram_trace_bound
+    from ..math.attention import NORM_PREC, gram_trace_bound
     from flint import arb, ctx
 
-    path, _ = resolve_model(model)
+    path, canon = resolve_model(model)
     f = path if path.is_file() else path / "model.safetensors"
     cfg_p = f.parent / "config.json"
     if not cfg_p.is_file():
@@ -90,7 +90,7 @@ def layer_input(model: str | None = None, layer: int = 0, text: str = DEFAULT_TE
         if norm == "linf":
             g = arb(_row_sum(e1)) * arb(_row_sum(e2))
         else:
-            g = gram_trace_bound(e1, squarings, PREC) * gram_trace_bound(e2, squarings, PREC)
+            g = gram_trace_bound(e1, squarings, NORM_PREC) * gram_trace_bound(e2, squarings, NORM_PREC)
     L = _round_up(g)
     doc = {"kind": "transformer", "file": f.name, "sha256": sha256_of(f),
            "x": {"sum": [{"tensor": "embeddings.word_embeddings.weight", "rows": ids},
@@ -98,7 +98,7 @@ def layer_input(model: str | None = None, layer: int = 0, text: str = DEFAULT_TE
                          {"tensor": "embeddings.token_type_embeddings.weight", "rows": [0] * len(ids)}]},
            "heads": heads, "M": {"W_1": {"tensor": W1}, "W_2": {"tensor": W2}, "act": "gelu"},
            "L": L, "norm": norm, "squarings": squarings}
-    info = {"model": f.parent.name if f.parent.name != "model" else f.parent.parent.name, "layer": layer,
+    info = {"model": canon or (f.parent.name if f.parent.name != "model" else f.parent.parent.name), "layer": layer,
             "text": text, "token_ids": ids, "tokens": [vocab[i] for i in ids], "heads": H, "d_head": d, "N": N,
             "left_out": ["embedding LayerNorm", "attention LayerNorm", "output LayerNorm", "value bias",
                          "attention output bias", "feed-forward biases"]}

@@ -30,6 +30,8 @@ from ..table import MT, NotEvaluable, dfn, predicate, thm
 
 AF, BI, TR = ("attention_function",), ("biaffine",), ("transformer",)
 Q3 = "qkv_homogenizes_to_bilinear"
+#: bits of the trace-power bound of ‖W_1‖, ‖W_2‖ (the hM decision)
+NORM_PREC = 64
 
 
 # -- exact rational functions of an expression -------------------------------------
@@ -394,18 +396,19 @@ def _opnorm(q: Ctx, i: int) -> tuple[arb, arb]:
 
 
 def _norm_upper(q: Ctx, M: fmpq_mat) -> arb:
-    """A certified upper bound of the operator norm of M in the input's norm."""
+    """A certified upper bound of the operator norm of M in the input's norm (Euclidean: at
+    NORM_PREC bits, enough for an upper bound)."""
     if q.inp["norm"] == "linf":
         return arb(max(sum(abs(M[r, c]) for c in range(M.ncols())) for r in range(M.nrows())))
-    G = _arb(M.transpose()) * _arb(M) if M.ncols() <= M.nrows() else _arb(M) * _arb(M.transpose())
-    logk = arb(0)
-    for _ in range(q.inp.get("squarings", 0)):
-        t = G.trace()
-        require(t > 0, "input", "a zero weight matrix")
-        G = (G * (1 / t)) * (G * (1 / t))
-        logk = 2 * (logk + t.log())
-    s = 2 ** q.inp.get("squarings", 0)
-    return ((logk + G.trace().log()) / (2 * s)).exp()
+    with ctx.workprec(NORM_PREC):
+        G = _arb(M.transpose()) * _arb(M) if M.ncols() <= M.nrows() else _arb(M) * _arb(M.transpose())
+        logk = arb(0)
+        for _ in range(q.inp.get("squarings", 0)):
+            t = G.trace()
+            require(t > 0, "input", "a zero weight matrix")
+            G = (G * (1 / t)) * (G * (1 / t))
+            logk = 2 * (logk + t.log())
+        return ((logk + G.trace().log()) / (2 * 2 ** q.inp.get("squarings", 0))).exp()
 
 
 def _hM(q: Ctx) -> bool:
