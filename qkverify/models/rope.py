@@ -58,9 +58,9 @@ def rope_input(model: str | None, layer: int = 0, head: int = 0, k: int = DEFAUL
     rec = m.layer_heads(layer)[head]
     pos = rec.positional or {}
     if pos.get("kind") != "rope" or pos.get("pairing") not in ("half_split", "interleaved"):
-        raise QKInputError(f"{m.name}: positions are {pos.get('kind', 'unknown')} "
-                           f"({pos.get('pairing', pos.get('reason', ''))}), not RoPE with a known pairing: "
-                           "Definition 3 needs position-dependent forms")
+        why = pos.get("pairing") or pos.get("reason") or pos.get("note")
+        raise QKInputError(f"{m.name}: positions are {pos.get('kind', 'unknown')}" + (f" ({why})" if why else "")
+                           + ", not RoPE with a known pairing: Definition 3 needs position-dependent forms")
     if pairing not in (None, "half_split", "interleaved"):
         raise QKInputError(f"--pairing {pairing}: use half_split or interleaved")
     src = rec.source
