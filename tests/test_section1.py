@@ -124,6 +124,12 @@ def test_is_poly_fun_and_undecided_family():
     r = rec(run, "IsAttentionFunction")
     assert r.conclusion == "undecided" and "grad" in r.result.reason
     assert kernel(run.certificate()).status == "valid"
+    # a user potential: sympy's Hessian diag(12 s0², 2, 4) is ⪰ 0 (convex), but the kernel decides
+    # only log-sum-exp and quadratic potentials, so the certificate says undecided
+    run = evaluate("IsAttentionFunction", inp("user_potential_quartic"))
+    r = rec(run, "IsAttentionFunction")
+    assert r.conclusion == "undecided" and "'sympy_convex': True" in r.result.reason
+    assert kernel(run.certificate()).status == "valid"
 
 
 def test_bilinear_score():
@@ -373,6 +379,6 @@ def test_minilm_near_identity_with_real_constants():
     WV = f.get_tensor("encoder.layer.0.attention.self.value.weight").astype(np.float64)
     WO = f.get_tensor("encoder.layer.0.attention.output.dense.weight").astype(np.float64)
     Vf = sum(np.linalg.norm(WO[:, 32 * i:32 * i + 32] @ WV[32 * i:32 * i + 32], 2) for i in range(12))
-    lo, hi = Evaluation(inp_).sides(True)["V"]
+    lo, hi = run.subject.memo("eval", lambda: Evaluation(inp_)).sides(True)["V"]
     assert float(lo.lower()) <= Vf * (1 + 1e-9) and Vf * (1 - 1e-9) <= float(hi.upper())
     assert info["tokens"][0] == "[CLS]" and "embedding LayerNorm" in info["left_out"]

@@ -78,6 +78,8 @@ DOCS = {
                                     {"polynomial": ["1/3", "1/3", "1/3"]}),
     "quadratic_indefinite": _af(BIL, {"quadratic": {"Q": [["1", "0", "0"], ["0", "-1", "0"], ["0", "0", "0"]], "b": ["0", "0", "1"]}},
                                 {"polynomial": [BIL[0], f"-({BIL[1]})", "1"]}),
+    "user_potential_quartic": _af(BIL, {"expression": "s0**4 + s1**2 + 2*s2**2"},
+                                  {"polynomial": ["0", "0", "1"]}),
     "negative_temperature": _af(BIL, {"log_sum_exp": "-1"}, {"softmax": {"scores": BIL, "tau": "-1"}}),
     "rational_score": _af(["1/(1 + x0_0**2)", "x1_0*x2_0", "x2_0*x2_1"], {"log_sum_exp": "1"},
                           {"softmax": {"scores": ["1/(1 + x0_0**2)", "x1_0*x2_0", "x2_0*x2_1"], "tau": "1"}}),

@@ -63,7 +63,9 @@ def _is_attention_function(s: Subject) -> DeclResult:
         return DeclResult(True, value=V.boolean(False), reason="fails: " + ", ".join(false))
     open_ = [k for k, v in f.items() if v is None]
     if open_:
-        return DeclResult(None, value=NO_VALUE, reason="not decided for these families: " + ", ".join(open_))
+        said = {k: v for k, v in notes.items() if k.startswith("sympy_") and k != "sympy_hessian"}
+        return DeclResult(None, value=NO_VALUE, reason="not decided for these families: " + ", ".join(open_)
+                          + (f" (sympy, not kernel-checked: {said})" if said else ""))
     return DeclResult(True, value=V.boolean(True))
 
 

@@ -83,6 +83,8 @@ def rational_str(q) -> str:
 def potential(pot: dict, k: int) -> tuple[sp.Expr, list[sp.Symbol]]:
     """φ(s) as a sympy expression in s0 … s_{k−1}."""
     s = [sp.Symbol(f"s{j}", real=True) for j in range(k)]
+    if "expression" in pot:
+        return parse(pot["expression"], [f"s{j}" for j in range(k)], functions=True), s
     if "log_sum_exp" in pot:
         t = sp.Rational(pot["log_sum_exp"])
         return t * sp.log(sum(sp.exp(x / t) for x in s)), s
@@ -111,9 +113,15 @@ def attention_fields(doc: dict) -> tuple[dict, dict]:
         # eigenvalues are 0 and 1/(kτ), so τ < 0 is not convex
         notes["hessian_at_0_eigenvalues"] = sorted(str(v) for v in H0.eigenvals())
         f["convexOn_φ"] = bool(k == 1 or all(v >= 0 for v in H0.eigenvals()))
-    else:
+    elif "quadratic" in pot:
         Qm = sp.Matrix(pot["quadratic"]["Q"]).applyfunc(sp.Rational)
         f["convexOn_φ"] = bool(Qm.is_positive_semidefinite)
+    else:  # a user potential: its Hessian where sympy decides; the certificate says undecided
+        H = sp.simplify(sp.hessian(phi, s))
+        psd = H.is_positive_semidefinite
+        notes["sympy_hessian"] = str(H)
+        notes["sympy_convex"] = psd if psd is None else bool(psd)
+        f["convexOn_φ"] = f["contDiff_φ"] = None
     if "softmax" in wts:
         rho = [parse(t, names) for t in wts["softmax"]["scores"]]
         t2 = sp.Rational(wts["softmax"]["tau"])
@@ -138,6 +146,10 @@ def attention_fields(doc: dict) -> tuple[dict, dict]:
         if "quadratic" in pot:
             composed = [g.subs(dict(zip(s, sig)), simultaneous=True) for g in grad_phi]
             f["grad"] = all(sp.cancel(a - b) == 0 for a, b in zip(composed, w))
+    if "expression" in pot:  # what sympy shows about ω = ∇φ∘σ, for the reader only
+        composed = [g.subs(dict(zip(s, sig)), simultaneous=True) for g in grad_phi]
+        notes["sympy_grad_equal"] = all(sp.simplify(a - b) == 0 for a, b in zip(composed, w))
+        f["grad"] = None
     return f, notes
 
 

@@ -91,10 +91,12 @@ def _is_attention_function(q: Ctx) -> bool:
         tau = rat(pot["log_sum_exp"])
         require(tau != 0, "input", "the temperature τ must be nonzero")
         f.append(tau > 0 or k == 1)
-    else:
+    elif "quadratic" in pot:
         Qm, b = ratmat(pot["quadratic"]["Q"]), [rat(x) for x in pot["quadratic"]["b"]]
         require(Qm.nrows() == Qm.ncols() == len(b) == k and Qm == Qm.transpose(), "input", "Q symmetric k×k, b of length k")
         f.append(_psd(Qm))
+    else:  # a potential given as an expression: not decided by the kernel
+        f.append(None)
     grad = None
     if "softmax" in wts:
         rho, t2 = _fns(q, "softmax", wts["softmax"]["scores"]), rat(wts["softmax"]["tau"])
