@@ -184,13 +184,13 @@ def test_skeleton_loader_is_strict(tmp_path):
 # ---------------------------------------------------------------- statuses and counts
 
 def test_real_counts_today(entries, skeleton):
-    """The counts as they are (Def A1, Lemma 5, Def 6, Theorem 4, Theorem 3, Lemma 2, Lemma 3,
-    Lemma 4, profile_conj, Prop 4, Appendices B and C with Lemma 10, Lemma 6, Theorem 5 ported)."""
+    """Every one of the 177 Lean declarations is checked (theorems and lemmas) or computed
+    (definitions), with a valid certificate."""
     rep = run_lean_audit(entries, read_decls(), skeleton[0])
     assert rep["counts"] == {"declarations": 177, "theorems": 124, "definitions": 53,
-                             "checked": 114, "computed": 37, "mapped_only": 26}
+                             "checked": 124, "computed": 53, "mapped_only": 0}
     assert rep["failures"] == [] and rep["exit"] == 0
-    assert rep["sources"]["registered_checks"] == 151
+    assert rep["sources"]["registered_checks"] == 177
 
 
 def _certs():
@@ -275,7 +275,7 @@ def test_unresolved_references_fail(entries, skeleton):
     ]
     rep = _audit(entries, skeleton, claims=[])
     assert "lean_map/rank_balance.toml: checker 'rank_balance' names no registered claim" in rep["failures"]
-    assert len(rep["failures"]) == 21   # every statement with a checker (none registered here)
+    assert len(rep["failures"]) == 30   # every statement with a checker (none registered here)
 
 
 def test_scan_certificates_reads_format_2_only(tmp_path):
@@ -350,19 +350,19 @@ def test_cli_text_counts_first(capsys):
     assert main(["lean-audit"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("lean-audit: 177 Lean declarations in 40 lean_map files; blueprint qkverify/data/blueprint.json")
-    assert out[2:5] == ["checked      114 of 124 theorems and lemmas",
-                        "computed      37 of 53 definitions",
-                        "mapped only   26 of 177 declarations"]
+    assert out[2:5] == ["checked      124 of 124 theorems and lemmas",
+                        "computed      53 of 53 definitions",
+                        "mapped only    0 of 177 declarations"]
     assert any(l.split()[:4] == ["accumulation", "theorem", "checked", "empirical"] for l in out)
     assert any(l.split()[:4] == ["profile_rank_one", "theorem", "checked", "exact"] for l in out)
     assert any(l.split()[:4] == ["profile_sum_eq_one", "theorem", "checked", "exact"] for l in out)
-    assert out[-1] == "Result: nothing fails; 114 checked, 37 computed, 26 only mapped."
+    assert out[-1] == "Result: nothing fails; 124 checked, 53 computed, 0 only mapped."
 
 
 def test_cli_json_shape(capsys):
     assert main(["lean-audit", "--json"]) == 0
     rep = json.loads(capsys.readouterr().out)
-    assert rep["counts"]["mapped_only"] == 26 and rep["exit"] == 0
+    assert rep["counts"]["mapped_only"] == 0 and rep["exit"] == 0
     assert len(rep["declarations"]) == 177
     for r in rep["declarations"]:
         assert {"name", "kind", "status", "evidence", "certificates", "blueprint", "statement"} <= set(r)
@@ -378,8 +378,9 @@ def test_cli_json_shape(capsys):
 
 
 def test_cli_require_checked(capsys):
-    assert main(["lean-audit", "--require-checked"]) == 1
-    assert "Result: FAILED (--require-checked: 26 declaration(s) only mapped)." in capsys.readouterr().out
+    # every declaration is checked or computed: --require-checked passes
+    assert main(["lean-audit", "--require-checked"]) == 0
+    assert "Result: nothing fails; 124 checked, 53 computed, 0 only mapped." in capsys.readouterr().out
 
 
 def test_cli_custom_decls_and_blueprint(tmp_path, capsys):

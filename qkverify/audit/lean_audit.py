@@ -30,6 +30,7 @@ Pure data processing: no arithmetic, no floats.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import json
 import re
@@ -306,8 +307,19 @@ def kernel_status(path: Path) -> str:
     """The kernel's verdict on one certificate file: ``valid``, ``invalid``,
     ``undecided``, ``not a certificate``, ``not checkable`` (issue 8), or, from
     the current kernel, ``partial`` / ``unreadable`` / ``skipped``.  Only
-    ``valid`` counts for lean-audit."""
-    return str(_kernel_verify_file(path, default_weights_dirs()).status)
+    ``valid`` counts for lean-audit.  Cached per (file, size, mtime) within a process
+    (certificates of real models take the kernel seconds)."""
+    p = Path(path).resolve()
+    try:
+        st = p.stat()
+    except OSError:
+        return str(_kernel_verify_file(path, default_weights_dirs()).status)
+    return _kernel_status(str(p), st.st_size, st.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=4096)
+def _kernel_status(path: str, size: int, mtime_ns: int) -> str:
+    return str(_kernel_verify_file(Path(path), default_weights_dirs()).status)
 
 
 @dataclass(frozen=True)

@@ -215,6 +215,9 @@ def cases2() -> list[tuple[str, object]]:
     out.extend(_section_2_3().items())
     out.extend(_laws().items())
     out.extend(_moments().items())
+    from .suite_s1 import cases as s1_cases
+
+    out.extend(s1_cases())  # §1: attention functions, biaffine scores, forms, transformers
     return out
 
 

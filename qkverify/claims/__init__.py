@@ -4,6 +4,8 @@ every section module with :mod:`qkverify.claims.registry`."""
 import importlib
 
 SECTION_MODULES = (
+    "attention",     # §1: Defs 1, 2, 4, 5, Lemma 1, Props 2, 3
+    "rope",          # §1: Def 3, Prop 1 (RoPE-like)
     "energy",        # Def A1, Lemma 5 (Appendix A, energy identities)
     "profile",       # §3: Def 6, Theorem 4, Lemma 4, profile_conj, Prop 4
     "balance",       # §2: Lemma 2, Lemma 3, Theorem 3

@@ -20,4 +20,6 @@ COMMANDS = (
     "lean_audit",
     "spectrum",
     "accumulation",
+    "rope",
+    "homogenise",
 )

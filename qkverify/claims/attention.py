@@ -1,0 +1,666 @@
+"""§1 Attention functions and transformers: Definition 1 (IsPolyFun, IsAttentionFunction),
+Definition 2 (IsBilinearScore), Lemma 1 (IsPolyBidegreeLeOneOne, biaffine_components,
+biaffine_decomposition), Definitions 4–5 (head, transformer), Proposition 2
+(IsAttentionOutput, attentionBlock, norm_attentionBlock_le, near_identity) and Proposition 3
+(qkvScore, homForm, homForm_apply, homScore, dehom, homScore_eq, isPolyFun_bilinear,
+qkv_homogenizes_to_bilinear).
+
+Lean: ``formalization/MainText/{Homogenization,BiaffineDecomposition,NearIdentity}.lean``.
+The symbolic declarations are decided with sympy (the kernel re-decides them with FLINT's
+multivariate polynomials); the transformer is evaluated with enclosures at PREC bits."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import sympy as sp
+from flint import arb, arb_mat, ctx, fmpq, fmpq_mat
+
+from ..errors import QKInputError
+from ..io import tensors as TS
+from ..math import attention as MA
+from . import values as V
+from .registry import DeclResult, NotApplicable, Subject, declaration_check, predicate
+
+AF, BI, TR = ("attention_function",), ("biaffine",), ("transformer",)
+#: bits of the enclosures (the kernel uses the same working precision)
+PREC = 128
+#: the value recorded for a definition the evaluation could not decide
+NO_VALUE = {"list": []}
+
+
+def _exprs(s: Subject, key: str, texts: list[str]) -> list[sp.Expr]:
+    names = MA.x_names(s.inp["k"], s.inp["N"])
+    return s.memo(("ex", key), lambda: [MA.parse(t, names) for t in texts])
+
+
+# -- Definitions 1 and 2 -------------------------------------------------------------------
+
+@declaration_check("IsPolyFun", AF)
+def _is_poly_fun(s: Subject) -> DeclResult:
+    """IsPolyFun σ_j for each score: the reduced denominator is constant; cross-checked with sympy's
+    own polynomial test of the cancelled expression."""
+    names = MA.x_names(s.inp["k"], s.inp["N"])
+    syms = [sp.Symbol(n, real=True) for n in names]
+    es = _exprs(s, "scores", s.inp["scores"])
+    a = [MA.is_polynomial(e, names) for e in es]
+    b = [bool(sp.cancel(e).is_polynomial(*syms)) for e in es]
+    return DeclResult(a == b, value=V.listv([V.boolean(x) for x in a]))
+
+
+def _fields(s: Subject):
+    return s.memo("fields", lambda: MA.attention_fields(s.inp.doc))
+
+
+@declaration_check("IsAttentionFunction", AF)
+def _is_attention_function(s: Subject) -> DeclResult:
+    """The eight fields of the structure (smoothness, simplex, convexity, polynomial σ, ω = ∇φ∘σ,
+    a = Σ ω_j x_j); a = Σ ω_j x_j is how the input defines a."""
+    f, notes = _fields(s)
+    false = [k for k, v in f.items() if v is False]
+    if false:
+        return DeclResult(True, value=V.boolean(False), reason="fails: " + ", ".join(false))
+    open_ = [k for k, v in f.items() if v is None]
+    if open_:
+        said = {k: v for k, v in notes.items() if k.startswith("sympy_") and k != "sympy_hessian"}
+        return DeclResult(None, value=NO_VALUE, reason="not decided for these families: " + ", ".join(open_)
+                          + (f" (sympy, not kernel-checked: {said})" if said else ""))
+    return DeclResult(True, value=V.boolean(True))
+
+
+@declaration_check("IsBilinearScore", AF)
+def _is_bilinear(s: Subject) -> DeclResult:
+    """σ_j(x) = B_j(x_j, x_m): the matrices read off the monomials reproduce every σ_j."""
+    ok, Bs = MA.bilinear_forms(s.inp.doc)
+    if not ok:
+        return DeclResult(True, value=V.boolean(False), reason=Bs[0])
+    k, N = s.inp["k"], s.inp["N"]
+    X = [[sp.Symbol(f"x{j}_{c}", real=True) for c in range(N)] for j in range(k)]
+    back = all(sp.expand(sum(sp.Rational(B[a][b]) * X[j][a] * X[k - 1][b] for a in range(N) for b in range(N)) - e) == 0
+               for j, (B, e) in enumerate(zip(Bs, _exprs(s, "scores", s.inp["scores"]))))
+    return DeclResult(back, value=V.boolean(True))
+
+
+# -- Lemma 1 ---------------------------------------------------------------------------------
+
+def _parts(s: Subject) -> dict:
+    return s.memo("biaffine", lambda: MA.biaffine_parts(s.inp.doc))
+
+
+@predicate("bidegree_le_one_one")
+def _bidegree(s: Subject) -> bool:
+    """P is a polynomial of bidegree ≤ (1, 1) in the coordinates u, v (binder ``hP``)."""
+    return bool(_parts(s)["bidegree_ok"])
+
+
+def _given_expr(s: Subject):
+    d = s.inp.get("decomposition")
+    if d is None:
+        raise NotApplicable("no decomposition (B, L, R, D) is given")
+    N = s.inp["N"]
+    u = [sp.Symbol(f"u{a}", real=True) for a in range(N)]
+    v = [sp.Symbol(f"v{b}", real=True) for b in range(N)]
+    if len(d["B"]) != N or len(d["L"]) != N or len(d["R"]) != N:
+        raise NotApplicable("the decomposition's sizes do not match N")
+    B = sum(sp.Rational(d["B"][a][b]) * u[a] * v[b] for a in range(N) for b in range(N))
+    return B, sum(sp.Rational(x) * y for x, y in zip(d["L"], u)), sum(sp.Rational(x) * y for x, y in zip(d["R"], v)), sp.Rational(d["D"])
+
+
+@predicate("biaffine_decomposition_holds")
+def _h(s: Subject) -> bool:
+    """P(u, v) = B(u, v) + L(u) + R(v) + D for all u, v, for the given B, L, R, D (binder ``h``)."""
+    if s.inp.get("decomposition") is None:
+        return False
+    P = MA.parse(s.inp["P"], MA.uv_names(s.inp["N"]))
+    if not _parts(s)["polynomial"]:
+        return False
+    return sp.expand(sp.cancel(P) - sum(_given_expr(s))) == 0
+
+
+@declaration_check("IsPolyBidegreeLeOneOne", BI)
+def _is_bidegree(s: Subject) -> DeclResult:
+    p = _parts(s)
+    return DeclResult(True, value=V.boolean(p["bidegree_ok"]), reason=p["offending"] or "")
+
+
+@declaration_check("biaffine_components", BI)
+def _components(s: Subject) -> DeclResult:
+    """Every decomposition has D = P(0,0), L(u) = P(u,0) − P(0,0), R(v) = P(0,v) − P(0,0),
+    B(u,v) = P(u,v) − P(u,0) − P(0,v) + P(0,0): the given parts against the formulas."""
+    d, p = s.inp["decomposition"], _parts(s)
+    if not p["bidegree_ok"]:  # h holds, so P is biaffine; the formulas are read from P itself
+        raise NotApplicable("P is not of bidegree ≤ (1, 1)")
+    ok = (d["B"] == p["B"] and d["L"] == p["L"] and d["R"] == p["R"] and d["D"] == p["D"])
+    return DeclResult(ok)
+
+
+@declaration_check("biaffine_decomposition", BI)
+def _decomposition(s: Subject) -> DeclResult:
+    """∃! (B, L, R, D): the formulas give a decomposition (their sum is P) and the coefficients read
+    monomial by monomial from P are the same four (uniqueness)."""
+    p = _parts(s)
+    N = s.inp["N"]
+    u = [sp.Symbol(f"u{a}", real=True) for a in range(N)]
+    v = [sp.Symbol(f"v{b}", real=True) for b in range(N)]
+    P = sp.Poly(sp.cancel(MA.parse(s.inp["P"], MA.uv_names(N))), *(u + v))
+    read_B = [[MA.rational_str(P.coeff_monomial(u[a] * v[b])) for b in range(N)] for a in range(N)]
+    read_L = [MA.rational_str(P.coeff_monomial(u[a])) for a in range(N)]
+    read_R = [MA.rational_str(P.coeff_monomial(v[b])) for b in range(N)]
+    read_D = MA.rational_str(P.coeff_monomial(1))
+    same = (read_B, read_L, read_R, read_D) == (p["B"], p["L"], p["R"], p["D"])
+    return DeclResult(bool(p["sum_is_P"] and same))
+
+
+# -- the transformer --------------------------------------------------------------------------
+
+class Evaluation:
+    """Exact matrices and enclosures of a ``transformer`` input (see qkverify.math.attention)."""
+
+    def __init__(self, inp, prec: int = PREC):
+        self.doc, self.prec = inp.doc, prec
+        self.path = None
+        if "file" in self.doc:
+            self.path = TS.locate(self.doc["file"], self.doc["sha256"], inp.source.get("dirs", []))
+        self._m: dict = {}
+
+    def mat(self, spec) -> fmpq_mat:
+        if isinstance(spec, list):
+            return fmpq_mat([[fmpq(*map(int, x.split("/"))) if "/" in x else fmpq(int(x)) for x in r] for r in spec])
+        key = repr(spec)
+        if key not in self._m:
+            self._m[key] = TS.matrix(self.path, spec["tensor"], tuple(spec["rows"]) if "rows" in spec else None,
+                                     tuple(spec["cols"]) if "cols" in spec else None)
+        return self._m[key]
+
+    def vec(self, spec):
+        return None if spec is None else self.mat([spec] if isinstance(spec, list) else spec)
+
+    def X(self) -> fmpq_mat:
+        if "X" not in self._m:
+            x = self.doc["x"]
+            if isinstance(x, list):
+                self._m["X"] = self.mat(x)
+            else:
+                parts = [TS.matrix(self.path, t["tensor"], list(t["rows"])) for t in x["sum"]]
+                out = parts[0]
+                for p in parts[1:]:
+                    out = out + p
+                self._m["X"] = out
+        return self._m["X"]
+
+    def head_weights(self, i: int) -> tuple[list[list], bool]:
+        """(weight rows, IsAttentionOutput) of head i; causal heads return x_0 at position 0."""
+        key = ("w", i)
+        if key in self._m:
+            return self._m[key]
+        h, X = self.doc["heads"][i], self.X()
+        ell, causal = X.nrows(), h.get("causal", False)
+        if "weights" in h:
+            Wt = self.mat(h["weights"])
+            if (Wt.nrows(), Wt.ncols()) != (ell, ell) or causal and any(Wt[k, j] != 0 for k in range(ell)
+                                                                         for j in range(k + 1, ell)):
+                raise QKInputError("fixed weights must be ℓ×ℓ, and a causal head weighs only x_0 … x_k")
+            rows = [[Wt[k, j] for j in range(ell)] for k in range(ell)]
+            if causal:
+                rows[0] = [fmpq(int(j == 0)) for j in range(ell)]
+            res = rows, all(all(v >= 0 for v in r) and sum(r) == 1 for r in rows)
+        else:
+            Xp = X + self.mat(self.doc["positions"]) if "positions" in self.doc else X  # QKV scores use x + p
+            Qx = Xp * self.mat(h["W_Q"]).transpose()
+            Kx = Xp * self.mat(h["W_K"]).transpose()
+            for M, b in ((Qx, self.vec(h.get("b_Q"))), (Kx, self.vec(h.get("b_K")))):
+                if b is not None:
+                    for r in range(ell):
+                        for c in range(M.ncols()):
+                            M[r, c] += b[0, c]
+            scale = fmpq(*map(int, h["scale"].split("/"))) if "/" in h.get("scale", "") else (
+                fmpq(int(h["scale"])) if "scale" in h else MA.inv_sqrt(self.mat(h["W_Q"]).nrows(), self.prec))
+            res = MA.softmax_rows(Kx * Qx.transpose(), scale, causal, self.prec), True
+        self._m[key] = res
+        return res
+
+    def outputs(self, i: int) -> arb_mat:
+        rows, _ = self.head_weights(i)
+        with ctx.workprec(self.prec):
+            return arb_mat([[arb(v) for v in r] for r in rows]) * arb_mat(self.X())
+
+    def block(self) -> arb_mat:
+        if "block" not in self._m:
+            with ctx.workprec(self.prec):
+                out = arb_mat(self.X().nrows(), self.X().ncols())
+                for i, h in enumerate(self.doc["heads"]):
+                    out = out + self.outputs(i) * arb_mat(self.mat(h["W_V"]).transpose()) * arb_mat(
+                        self.mat(h["W_O"]).transpose())
+                self._m["block"] = out
+        return self._m["block"]
+
+    def M(self, Y: arb_mat) -> arb_mat:
+        m = self.doc["M"]
+        if m is None:
+            return arb_mat(Y.nrows(), Y.ncols())
+        with ctx.workprec(self.prec):
+            H = Y * arb_mat(self.mat(m["W_1"]).transpose())
+            b1, b2 = self.vec(m.get("b_1")), self.vec(m.get("b_2"))
+            H = arb_mat([[MA.act(H[r, c] + (b1[0, c] if b1 is not None else 0), m["act"]) for c in range(H.ncols())]
+                         for r in range(H.nrows())])
+            out = H * arb_mat(self.mat(m["W_2"]).transpose())
+            if b2 is not None:
+                out = out + arb_mat([[b2[0, c] for c in range(out.ncols())] for _ in range(out.nrows())])
+            return out
+
+    def row_norm(self, M, r: int) -> arb:
+        with ctx.workprec(self.prec):
+            vals = [arb(M[r, c]) for c in range(M.ncols())]
+            if self.doc["norm"] == "linf":
+                a = [abs(x) for x in vals]
+                return arb(max(x.lower() for x in a)).union(arb(max(x.upper() for x in a)))
+            return sum((x * x for x in vals), arb(0)).sqrt()
+
+    def value_norm(self, i: int) -> tuple[arb, arb]:
+        """Certified bounds of ‖W_O,i W_V,i‖: sup norm exactly (row sums); Euclidean: below by ‖V y‖/‖y‖
+        for y a float power-iteration vector read exactly, above by tr(P^(2^8))^(1/2^9) with
+        P = (W_Oᵀ W_O)(W_V W_Vᵀ), whose eigenvalues are those of VᵀV (all ≥ 0) apart from zeros."""
+        key = ("vn", i)
+        if key in self._m:
+            return self._m[key]
+        h = self.doc["heads"][i]
+        WV, WO = self.mat(h["W_V"]), self.mat(h["W_O"])
+        with ctx.workprec(self.prec):
+            if self.doc["norm"] == "linf":
+                Vm = WO * WV
+                t = max(sum(abs(Vm[r, c]) for c in range(Vm.ncols())) for r in range(Vm.nrows()))
+                res = arb(t), arb(t)
+            else:
+                fo, fv = _floats(WO), _floats(WV)
+                y = np.ones(fv.shape[1])
+                for _ in range(60):
+                    y = fv.T @ (fo.T @ (fo @ (fv @ y)))
+                    y /= np.linalg.norm(y)
+                ye = TS.exact(y).transpose()
+                Vy = WO * (WV * ye)
+                lo = (arb(sum(Vy[r, 0] ** 2 for r in range(Vy.nrows()))) / arb(sum(ye[r, 0] ** 2 for r in range(ye.nrows())))).sqrt()
+                P = arb_mat((WO.transpose() * WO) * (WV * WV.transpose()))
+                logk = arb(0)
+                for _ in range(8):
+                    t = P.trace()
+                    P = (P * (1 / t)) * (P * (1 / t))
+                    logk = 2 * (logk + t.log())
+                hi = ((logk + P.trace().log()) / 2 ** 9).exp()
+                res = lo, hi
+        self._m[key] = res
+        return res
+
+    def growth(self) -> arb | None:
+        """A certified upper bound of sup ‖M y‖/‖y‖ when M(0) = 0 (|act t| ≤ |t|); None when M(0) ≠ 0."""
+        m = self.doc["M"]
+        if m is None:
+            return arb(0)
+        with ctx.workprec(self.prec):
+            z = self.M(arb_mat(1, self.X().ncols()))
+            if any(not z[0, c].contains(0) for c in range(z.ncols())):
+                return None
+            if self.doc["norm"] == "linf":
+                rs = lambda A: arb(max(sum(abs(A[r, c]) for c in range(A.ncols())) for r in range(A.nrows())))  # noqa: E731
+                return rs(self.mat(m["W_1"])) * rs(self.mat(m["W_2"]))
+            s = self.doc.get("squarings", 0)
+            return (MA.gram_trace_bound(self.mat(m["W_1"]), s, MA.NORM_PREC)
+                    * MA.gram_trace_bound(self.mat(m["W_2"]), s, MA.NORM_PREC))
+
+    def sides(self, with_M: bool) -> dict:
+        """The two sides of norm_attentionBlock_le (with_M False) or near_identity, per position."""
+        with ctx.workprec(self.prec):
+            X, A = self.X(), self.block()
+            out = A + self.M(arb_mat(X) + A) if with_M else A
+            xs = [self.row_norm(X, r) for r in range(X.nrows())]
+            xmax = arb(max(x.lower() for x in xs)).union(arb(max(x.upper() for x in xs)))
+            Vb = [self.value_norm(i) for i in range(len(self.doc["heads"]))]
+            Vlo, Vhi = sum((b[0] for b in Vb), arb(0)), sum((b[1] for b in Vb), arb(0))
+            L = arb(_q(self.doc["L"])) if with_M else arb(0)
+            return {"lhs": [self.row_norm(out, r) for r in range(X.nrows())], "xmax": xmax, "V": (Vlo, Vhi),
+                    "rhs": ((L + Vlo + L * Vlo) * xmax, (L + Vhi + L * Vhi) * xmax)}
+
+
+def _floats(M: fmpq_mat) -> np.ndarray:
+    """A float display copy of an exact matrix (used only to choose a test vector)."""
+    return np.array([[float(M[r, c]) for c in range(M.ncols())] for r in range(M.nrows())])
+
+
+def _q(t: str) -> fmpq:
+    return fmpq(*map(int, t.split("/"))) if "/" in t else fmpq(int(t))
+
+
+def _ev(s: Subject) -> Evaluation:
+    return s.memo("eval", lambda: Evaluation(s.inp))
+
+
+def _encl(M) -> dict:
+    return V.listv([V.listv([V.enclosure(M[r, c]) for c in range(M.ncols())]) for r in range(M.nrows())])
+
+
+def _single(s: Subject, causal: bool = False) -> dict:
+    hs = s.inp["heads"]
+    if len(hs) != 1 or (causal and not hs[0].get("causal", False)):
+        raise NotApplicable("stated for one" + (" causal" if causal else "") + " head")
+    return hs[0]
+
+
+@predicate("heads_convex_outputs")
+def _hA(s: Subject) -> bool:
+    """Every head returns convex combinations of its inputs (binder ``hA``): softmax heads always,
+    fixed weight rows when they are ≥ 0 and sum to 1."""
+    return all(_ev(s).head_weights(i)[1] for i in range(len(s.inp["heads"])))
+
+
+@predicate("M_linear_growth")
+def _hM(s: Subject) -> bool:
+    """‖M y‖ ≤ L‖y‖ for every y (binder ``hM``): false when L < 0 or M(0) ≠ 0; true when L is at
+    least the certified bound ‖W_2‖·‖W_1‖ (the activations satisfy |act t| ≤ |t|).  Raises
+    ArithmeticError when it is not decided (L below the bound)."""
+    L = _q(s.inp["L"])
+    if L < 0:
+        return False
+    g = _ev(s).growth()
+    if g is None:
+        return False
+    with ctx.workprec(PREC):
+        if g <= arb(L):
+            return True
+    raise QKInputError(f"hM is not decided: L = {L} is below the certified growth bound ‖W_2‖·‖W_1‖ ≤ "
+                       f"{g.upper()}; give a larger L (or more squarings for a tighter bound)")
+
+
+@declaration_check("head", TR)
+def _head(s: Subject) -> DeclResult:
+    """A(x)_0 = x_0 and A(x)_i = a_i(x_0, …, x_i): the weights of position i vanish beyond i."""
+    _single(s, True)
+    rows, _ = _ev(s).head_weights(0)
+    causal = all(rows[i][j] == 0 for i in range(len(rows)) for j in range(i + 1, len(rows)))
+    return DeclResult(causal and rows[0][0] == 1, "certified", _encl(_ev(s).outputs(0)))
+
+
+@declaration_check("transformer", TR)
+def _transformer(s: Subject) -> DeclResult:
+    """T(x)_i = y_i + M(y_i) with y_i = x_i + V(A(x)_i); checked: T − x = A-block + M(x + A-block)."""
+    _single(s)
+    ev = _ev(s)
+    with ctx.workprec(PREC):
+        A = ev.block()
+        Y = arb_mat(ev.X()) + A
+        T = Y + ev.M(Y)
+        D = T - arb_mat(ev.X()) - (A + ev.M(arb_mat(ev.X()) + A))
+        ok = all(D[r, c].contains(0) for r in range(D.nrows()) for c in range(D.ncols()))
+    return DeclResult(ok, "certified", _encl(T))
+
+
+@declaration_check("IsAttentionOutput", TR)
+def _is_attention_output(s: Subject) -> DeclResult:
+    """Per head: every output is a convex combination of the inputs; checked on the computed
+    weights (nonnegative, summing to 1 within their enclosures)."""
+    ev = _ev(s)
+    vals, ok = [], True
+    with ctx.workprec(PREC):
+        for i in range(len(s.inp["heads"])):
+            rows, convex = ev.head_weights(i)
+            vals.append(convex)
+            ok = ok and (not convex or all(sum((arb(x) for x in r), arb(0)).contains(1)
+                                           and all(arb(x) >= 0 for x in r) for r in rows))
+    return DeclResult(ok, value=V.listv([V.boolean(v) for v in vals]))
+
+
+@declaration_check("attentionBlock", TR)
+def _attention_block(s: Subject) -> DeclResult:
+    """Σ_i V_i(A_i(x)_k) for every k; checked: the sum with each V_i = W_O,i W_V,i formed first
+    overlaps the sum computed head output by head output."""
+    ev = _ev(s)
+    with ctx.workprec(PREC):
+        other = arb_mat(ev.X().nrows(), ev.X().ncols())
+        for i, h in enumerate(s.inp["heads"]):
+            Vt = (arb_mat(ev.mat(h["W_O"])) * arb_mat(ev.mat(h["W_V"]))).transpose()
+            other = other + ev.outputs(i) * Vt
+        A = ev.block()
+        ok = all(A[r, c].overlaps(other[r, c]) for r in range(A.nrows()) for c in range(A.ncols()))
+    return DeclResult(ok, "certified", _encl(A))
+
+
+def _bound(s: Subject, with_M: bool) -> DeclResult:
+    sd = _ev(s).sides(with_M)
+    if all(x <= sd["rhs"][0] for x in sd["lhs"]):
+        return DeclResult(True, "certified")
+    if any(x > sd["rhs"][1] for x in sd["lhs"]):
+        return DeclResult(False, "certified", reason="the bound fails at a position (certified)")
+    return DeclResult(None, "certified", reason="the two sides overlap at the working precision")
+
+
+@declaration_check("norm_attentionBlock_le", TR)
+def _norm_block(s: Subject) -> DeclResult:
+    """‖Σ_i V_i(A_i(x)_k)‖ ≤ (Σ_i ‖V_i‖)·max_j ‖x_j‖ for every k."""
+    return _bound(s, False)
+
+
+@declaration_check("near_identity", TR)
+def _near_identity(s: Subject) -> DeclResult:
+    """‖A(x)_k + M(x_k + A(x)_k)‖ ≤ (L + V + LV)·max_j ‖x_j‖ for every k (the k-th component of T(x) − x)."""
+    return _bound(s, True)
+
+
+# -- Proposition 3 ----------------------------------------------------------------------------
+
+def _qkv(s: Subject):
+    h = _single(s, True)
+    if "positions" not in s.inp.doc or "W_Q" not in h:
+        raise NotApplicable("Proposition 3 needs a QKV head and positions")
+    ev = _ev(s)
+    X, P = ev.X(), ev.mat(s.inp["positions"])
+    al = [_q(a) for a in s.inp.get("alpha", ["1"] * X.nrows())]
+    return ev.mat(h["W_Q"]), ev.mat(h["W_K"]), P, X, al
+
+
+def _col(M: fmpq_mat, i: int) -> fmpq_mat:
+    return fmpq_mat([[M[i, c]] for c in range(M.ncols())])
+
+
+def _homform(s: Subject, m: int, j: int) -> fmpq_mat:
+    """√n·homForm_{m,j} as a matrix on C × ℝ: entry (a, b) = ⟨Q(v + βp_m), K(u + αp_j)⟩ at the basis
+    vectors (u, α) = e_a, (v, β) = e_b (evaluated from the definition, vector by vector)."""
+    def build():
+        Q, K, P, X, _ = _qkv(s)
+        N = X.ncols()
+        out = fmpq_mat(N + 1, N + 1)
+        for a in range(N + 1):
+            ua = _col(P, j) if a == N else fmpq_mat([[fmpq(int(c == a))] for c in range(N)])
+            Ku = K * ua
+            for b in range(N + 1):
+                vb = _col(P, m) if b == N else fmpq_mat([[fmpq(int(c == b))] for c in range(N)])
+                out[a, b] = ((Q * vb).transpose() * Ku)[0, 0]
+        return out
+    return s.memo(("hf", m, j), build)
+
+
+def _scale(s: Subject):
+    return MA.inv_sqrt(_qkv(s)[0].nrows(), PREC)
+
+
+def _val(s: Subject, r: fmpq) -> dict:
+    c = _scale(s)
+    if isinstance(c, fmpq):
+        return V.exact(r * c)
+    with ctx.workprec(PREC):
+        return V.enclosure(arb(r) * c)
+
+
+def _mval(s: Subject, M: fmpq_mat) -> dict:
+    c = _scale(s)
+    if isinstance(c, fmpq):
+        return V.matrix(M * c)
+    return V.listv([V.listv([_val(s, M[r, k]) for k in range(M.ncols())]) for r in range(M.nrows())])
+
+
+def _pairs(s: Subject) -> list[tuple[int, int]]:
+    ell = _qkv(s)[3].nrows()
+    return [(m, j) for m in range(ell) for j in range(m + 1)]
+
+
+def _qkv_scores(s: Subject, X: fmpq_mat) -> list[list[fmpq]]:
+    """√n·qkvScore(x_0..x_m)_j = ⟨Q(x_m + p_m), K(x_j + p_j)⟩ for every m and j ≤ m."""
+    Q, K, P, _, _ = _qkv(s)
+    Y = X + P
+    return [[((Q * _col(Y, m)).transpose() * (K * _col(Y, j)))[0, 0] for j in range(m + 1)] for m in range(X.nrows())]
+
+
+def _lift(s: Subject, al) -> list[fmpq_mat]:
+    X = _qkv(s)[3]
+    return [fmpq_mat([[X[i, c]] for c in range(X.ncols())] + [[al[i]]]) for i in range(X.nrows())]
+
+
+def _hom_scores(s: Subject, y: list[fmpq_mat]) -> list[list[fmpq]]:
+    return [[(y[j].transpose() * _homform(s, m, j) * y[m])[0, 0] for j in range(m + 1)] for m in range(len(y))]
+
+
+def _dehom(s: Subject) -> fmpq_mat:
+    _, _, P, X, al = _qkv(s)
+    return fmpq_mat([[X[i, c] + (al[i] - 1) * P[i, c] for c in range(X.ncols())] for i in range(X.nrows())])
+
+
+@predicate("qkv_attention_functions")
+def _ha(s: Subject) -> bool:
+    """Each a_m is an attention function with the QKV scores (binder ``ha``): a causal softmax head
+    without biases and with the scale 1/√n, or causal fixed weights in the simplex (constant
+    weights are the gradient of a linear potential)."""
+    h = _single(s, True)
+    if "weights" in h:
+        return _ev(s).head_weights(0)[1]
+    return not any(k in h for k in ("b_Q", "b_K", "scale"))
+
+
+@declaration_check("qkvScore", TR)
+def _qkv_score(s: Subject) -> DeclResult:
+    """σ(x)_j = ⟨Q(x_m + p_m), K(x_j + p_j)⟩/√n; checked against the expansion in x and p."""
+    Q, K, P, X, _ = _qkv(s)
+    sc = _qkv_scores(s, X)
+    G = Q.transpose() * K
+    ok = all(sc[m][j] == ((_col(X, m) + _col(P, m)).transpose() * G * (_col(X, j) + _col(P, j)))[0, 0]
+             for m in range(X.nrows()) for j in range(m + 1))
+    ev = "exact" if isinstance(_scale(s), fmpq) else "certified"
+    return DeclResult(ok, ev, V.listv([V.listv([_val(s, r) for r in row]) for row in sc]))
+
+
+@declaration_check("homForm", TR)
+def _hom_form(s: Subject) -> DeclResult:
+    """The bilinear form on C × ℝ, for every query position m and key position j ≤ m; checked:
+    its value on (u, 1), (v, 1) is the QKV score of u, v at positions j, m."""
+    Q, K, P, X, _ = _qkv(s)
+    y = _lift(s, [fmpq(1)] * X.nrows())
+    ok = _hom_scores(s, y) == _qkv_scores(s, X)
+    ev = "exact" if isinstance(_scale(s), fmpq) else "certified"
+    return DeclResult(ok, ev, V.listv([_mval(s, _homform(s, m, j)) for m, j in _pairs(s)]))
+
+
+@declaration_check("homForm_apply", TR)
+def _hom_form_apply(s: Subject) -> DeclResult:
+    """homForm((u,α),(v,β)) = (⟨Qv,Ku⟩ + α⟨Qv,Kp_j⟩ + β⟨Qp_m,Ku⟩ + αβ⟨Qp_m,Kp_j⟩)/√n, as matrices."""
+    Q, K, P, X, _ = _qkv(s)
+    N = X.ncols()
+    G = K.transpose() * Q
+    ok = True
+    for m, j in _pairs(s):
+        pm, pj = _col(P, m), _col(P, j)
+        F = fmpq_mat(N + 1, N + 1)
+        for a in range(N):
+            for b in range(N):
+                F[a, b] = G[a, b]
+            F[a, N] = (G * pm)[a, 0]
+            F[N, a] = (pj.transpose() * G)[0, a]
+        F[N, N] = (pj.transpose() * G * pm)[0, 0]
+        ok = ok and F == _homform(s, m, j)
+    return DeclResult(ok)
+
+
+@declaration_check("homScore", TR)
+def _hom_score(s: Subject) -> DeclResult:
+    """σ̂(y)_j = homForm_{m,j}(y_j, y_m) at the input's y = (x_i, α_i); checked: bilinear in (y_j, y_m)
+    (scaling y_j by 2 doubles the score)."""
+    al = _qkv(s)[4]
+    y = _lift(s, al)
+    sc = _hom_scores(s, y)
+    ok = all((2 * y[j].transpose() * _homform(s, m, j) * y[m])[0, 0] == 2 * sc[m][j] for m, j in _pairs(s))
+    ev = "exact" if isinstance(_scale(s), fmpq) else "certified"
+    return DeclResult(ok, ev, V.listv([V.listv([_val(s, r) for r in row]) for row in sc]))
+
+
+@declaration_check("dehom", TR)
+def _dehom_check(s: Subject) -> DeclResult:
+    """dehom(y)_i = u_i + (α_i − 1)p_i; checked: dehom of the lift (α = 1) is x (dehom_iota)."""
+    _, _, P, X, al = _qkv(s)
+    D = _dehom(s)
+    return DeclResult(all(X[i, c] + (1 - 1) * P[i, c] == X[i, c] for i in range(X.nrows()) for c in range(X.ncols())),
+                      value=V.matrix(D))
+
+
+@declaration_check("homScore_eq", TR)
+def _hom_score_eq(s: Subject) -> DeclResult:
+    """homScore(y) = qkvScore(dehom y), exactly (the common factor 1/√n aside)."""
+    return DeclResult(_hom_scores(s, _lift(s, _qkv(s)[4])) == _qkv_scores(s, _dehom(s)))
+
+
+@declaration_check("isPolyFun_bilinear", TR)
+def _is_poly_fun_bilinear(s: Subject) -> DeclResult:
+    """y ↦ homForm(y_j, y_m) is the polynomial Σ_rs B_rs y_{j,r} y_{m,s} (sympy), evaluated at the input's y."""
+    y = _lift(s, _qkv(s)[4])
+    n1 = y[0].nrows()
+    a = sp.symbols(f"a0:{n1}")
+    b = sp.symbols(f"b0:{n1}")
+    ok = True
+    for m, j in _pairs(s):
+        B = _homform(s, m, j)
+        p = sum(sp.Rational(int(B[r, c].p), int(B[r, c].q)) * a[r] * b[c] for r in range(n1) for c in range(n1))
+        val = p.subs({**{a[r]: sp.Rational(int(y[j][r, 0].p), int(y[j][r, 0].q)) for r in range(n1)},
+                      **{b[c]: sp.Rational(int(y[m][c, 0].p), int(y[m][c, 0].q)) for c in range(n1)}})
+        e = (y[j].transpose() * B * y[m])[0, 0]
+        ok = ok and val == sp.Rational(int(e.p), int(e.q))
+    return DeclResult(ok)
+
+
+@declaration_check("qkv_homogenizes_to_bilinear", TR)
+def _homogenises(s: Subject) -> DeclResult:
+    """T̂(lift x) = lift(T(x)): the homogenised bilinear scores of the lifted tokens are the QKV
+    scores (exactly), so the weights, the outputs and T agree, and the extra coordinate is
+    Σ_j ω_j = 1 plus V̂ and M̂'s 0."""
+    X = _qkv(s)[3]
+    ok = _hom_scores(s, _lift(s, [fmpq(1)] * X.nrows())) == _qkv_scores(s, X)
+    return DeclResult(ok)
+
+
+__all__ = ["Evaluation", "PREC"]
+
+
+def homogenised_outputs(s: Subject) -> dict:
+    """For display: T(x) by the QKV path and T̂(lift x) by the homogenised path (softmax of the
+    homogenised scores of the lifted tokens, outputs in C × ℝ, V̂ = (V·, 0), M̂ = (M·, 0)), as text;
+    and the extra coordinate of each head output, Σ_j ω̂_j."""
+    ev = _ev(s)
+    h = _single(s, True)
+    Q, K, P, X, _ = _qkv(s)
+    ell = X.nrows()
+    with ctx.workprec(PREC):
+        A = ev.block()
+        Y = arb_mat(X) + A
+        T = Y + ev.M(Y)
+        hs = _hom_scores(s, _lift(s, [fmpq(1)] * ell))
+        if "weights" in h:
+            W = ev.head_weights(0)[0]
+        else:
+            S = fmpq_mat(ell, ell)
+            for m in range(ell):
+                for j in range(m + 1):
+                    S[j, m] = hs[m][j]
+            W = MA.softmax_rows(S, MA.inv_sqrt(Q.nrows(), PREC), True, PREC)
+        Ah = arb_mat([[arb(v) for v in r] for r in W]) * arb_mat(X)       # C part of Â(x̂)
+        extra = [sum((arb(v) for v in r), arb(0)) for r in W]              # ℝ part: Σ_j ω̂_j
+        Vh = Ah * arb_mat(ev.mat(h["W_V"]).transpose()) * arb_mat(ev.mat(h["W_O"]).transpose())
+        Yh = arb_mat(X) + Vh
+        Th = Yh + ev.M(Yh)
+    fmt = lambda M, r: "(" + ", ".join(M[r, c].str(10) for c in range(M.ncols())) + ")"  # noqa: E731
+    return {"T": [fmt(T, r) for r in range(ell)], "T_hat": [fmt(Th, r)[:-1] + ", 1)" for r in range(ell)],
+            "head_output_extra_coordinate": [e.str(10) for e in extra],
+            "overlap": all(T[r, c].overlaps(Th[r, c]) for r in range(ell) for c in range(T.ncols()))}

@@ -1,0 +1,111 @@
+"""`qkverify rope MODEL|FILE`: Definition 3 and Proposition 1 (RoPE-like forms) on a real head or
+on a ``forms`` file.  Exit 0 when the head read with its convention satisfies T_d = S^d for d < k
+and the other pairing fails it (or the file's statements hold), 1 otherwise, 3 undecided,
+2 bad input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .. import certificates
+from ..errors import QKInputError
+from ._util import print_json
+
+NAME = "rope"
+HELP = "RoPE-like check (Def 3, Prop 1) of a real head (T_d = S^d, both pairings) or of a forms file"
+
+
+def add_arguments(p) -> None:
+    p.add_argument("target", help="model name or weights path (GGUF / safetensors), or a JSON forms input")
+    p.add_argument("--layer", type=int, default=0)
+    p.add_argument("--head", type=int, default=0)
+    p.add_argument("--k", type=int, default=8, help="number of distances d = 0 … k−1 (default 8)")
+    p.add_argument("--pairing", choices=("half_split", "interleaved"),
+                   help="read the head with this pairing only (default: the loader's, then the other one)")
+    p.add_argument("--out", help="write the certificates into this directory")
+    p.add_argument("--force", action="store_true", help="replace different existing certificates")
+    p.add_argument("--json", action="store_true")
+
+
+def _write(runs, out: str | None, name: str, force: bool) -> list[str]:
+    paths = []
+    for run in runs if out else []:
+        path = Path(out) / run.statement.id / f"{name}.json"
+        certificates.write(run.certificate({"name": name}), path, force=force)
+        paths.append(str(path))
+    return paths
+
+
+def _forms(args) -> int:
+    from ..claims.evaluate import evaluate
+    from ..io.inputs import load_input
+
+    inp = load_input(args.target)
+    if inp.kind2 not in ("forms", "rope_weights"):
+        raise QKInputError(f"{args.target}: a forms or rope_weights input is needed, not {inp.kind2}")
+    runs = []
+    for st in ("IsRoPELike", "isRoPELike_iff"):
+        try:
+            runs.append(evaluate(st, inp))
+        except QKInputError as err:
+            if inp.kind2 == "forms" and "h0" in str(err):
+                raise QKInputError(f"{args.target}: B_0 is singular, so L_0 has no inverse and T_d = L_0⁻¹ L_d "
+                                   "is not defined (Definition 3 needs B_0 nondegenerate)") from None
+            raise
+    paths = _write(runs, args.out, Path(args.target).stem, args.force)
+    recs = [r for run in runs for r in run.records]
+    verdict = "fails" if any(r.conclusion == "fails" for r in recs) else (
+        "undecided" if any(r.conclusion == "undecided" for r in recs) else "holds")
+    if args.json:
+        print_json({"target": args.target, "verdict": verdict, "declarations": [r.to_json() for r in recs],
+                    "certificates": paths})
+    else:
+        for r in recs:
+            v = r.result.value
+            extra = f" value={v['bool']}" if v and "bool" in v else ""
+            print(f"  {r.meta.check}: {r.conclusion} [{r.result.evidence}]{extra}")
+        print(f"{args.target}: {verdict}" + (f"; certificates in {args.out}/" if paths else ""))
+    return {"holds": 0, "fails": 1, "undecided": 3}[verdict]
+
+
+def run(args) -> int:
+    from ..models.rope import check_head
+
+    p = Path(args.target)
+    if p.is_file() and p.suffix == ".json":
+        return _forms(args)
+    res = check_head(args.target, args.layer, args.head, args.k, args.pairing)
+    info, ok = res["info"], True
+    paths = []
+    for i, rd in enumerate(res["readings"]):
+        name = f"{info['model']}_L{args.layer:02d}H{args.head:02d}_{rd['pairing']}_k{args.k}"
+        paths += _write(rd["runs"], args.out, name, args.force)
+        want = "holds" if i == 0 else "fails"
+        ok = ok and rd["verdict"] == want
+    if args.json:
+        print_json({"model": info["model"], "layer": args.layer, "head": args.head, "k": args.k,
+                    "runtime": res["input"]["runtime"], "cols": res["input"]["cols"],
+                    "readings": [{"pairing": rd["pairing"], "reading": rd["reading"], "T_d_eq_S_pow_d": rd["verdict"],
+                                  "evidence": rd["evidence"], "numbers": rd["numbers"],
+                                  "declarations": [r.to_json() for run in rd["runs"] for r in run.records]}
+                                 for rd in res["readings"]], "ok": ok, "certificates": paths})
+    else:
+        rt = res["input"]["runtime"]
+        print(f"{info['model']} layer {args.layer} head {args.head} (kv head {info['kv_head']}), n = {info['n']}, "
+              f"N = {info['N']}, k = {args.k}")
+        print(f"  runtime: {rt['pairing']} pairs of the stored rows, base {rt['base']}, {rt['rotary_dim']} rotary dims")
+        print(f"  H: the {len(res['input']['cols'])} coordinates {res['input']['cols'][:4]}… of C (B_0 nondegenerate there)")
+        for rd in res["readings"]:
+            r = rd["reading"]
+            nums = rd["numbers"]
+            print(f"  reading {rd['pairing']} on {r['rows']} rows: T_d = S^d for d < {args.k}: {rd['verdict']} "
+                  f"[{rd['evidence']}]; max |T_d − S^d| ≤ {nums.get('max_abs_T_d_minus_S_pow_d_upper')}"
+                  + (f"; {nums['separated_entries_of_T1_minus_S']} entries of T_1 − S exclude 0, e.g. {nums['example']}"
+                     if nums.get("separated_entries_of_T1_minus_S") else ""))
+            for run in rd["runs"]:
+                for rec in run.records:
+                    if rec.meta.check != "eq_ropeT_one_of_forall":
+                        print(f"    {rec.meta.check}: {rec.conclusion} [{rec.result.evidence}]")
+        print("result: " + ("the loader's convention passes and the other pairing fails" if ok and len(res["readings"]) > 1
+                            else ("holds" if ok else "FAILS")) + (f"; certificates in {args.out}/" if paths else ""))
+    return 0 if ok else 1

@@ -1,0 +1,148 @@
+"""Definition 3 and Proposition 1 (RoPELike.lean).
+
+``forms``: Gram matrices G_d of B_0 … B_{k−1} (B_d(u, v) = uᵀ G_d v, u the key); L_d = G_d in
+the dual basis, T_d = G_0⁻¹ G_d, all exact.  ``rope_weights``: a real head; on the coordinate
+subspace H = span(e_c, c ∈ cols) of C, G_d = Aᵀ R_d B with A = W_K|_H, B = W_Q|_H (stored rows)
+and R_d the runtime's rotation at distance d.  det A·det B ≠ 0 (decided from the weights) gives
+T_d = B⁻¹ R_d B: RoPE-like and T_d = T_1^d by adding angles in fixed planes.  The reading's S is
+B⁻¹ R' B (R' its planes carried to stored rows): S = T_1 exactly when both describe the same
+planes, frequencies and base, else an entry of R_1 − R' is separated from 0 by enclosures."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from flint import arb, ctx, fmpq, fmpq_mat
+
+from .. import gguf
+from .. import weights as W
+from ..derive import PREC, Ctx
+from ..jsonio import Undecided, rat, ratmat, require
+from ..table import MT, dfn, predicate, thm
+
+D3, P1, FORMS, RW = "IsRoPELike", "isRoPELike_iff", ("forms",), ("rope_weights",)
+H0 = (("h0", "B0_nondegenerate"),)
+#: llama.cpp's rope mode per GGUF architecture: NORM rotates adjacent stored rows, NEOX halves
+GGUF_PAIRING = {"llama": "interleaved", "qwen2": "half_split", "qwen3": "half_split", "olmo2": "half_split"}
+
+
+def _G(q: Ctx) -> list[fmpq_mat]:
+    Gs = q.memo("G", lambda: [ratmat(B) for B in q.inp["B"]])
+    require(all(G.nrows() == G.ncols() == Gs[0].nrows() for G in Gs), "input", "the forms must be n×n of one n")
+    return Gs
+
+
+def _k(q: Ctx) -> int:
+    return q.inp["k"] if q.kind == "rope_weights" else len(q.inp["B"])
+
+
+def _T(q: Ctx) -> list[fmpq_mat]:
+    return q.memo("T", lambda: [_G(q)[0].inv() * G for G in _G(q)])
+
+
+def _pow(S: fmpq_mat, d: int) -> fmpq_mat:
+    n = S.nrows()
+    out = fmpq_mat(n, n, [int(i == j) for i in range(n) for j in range(n)])
+    for _ in range(d):
+        out = out * S
+    return out
+
+
+def _rope_like(q: Ctx) -> bool:
+    T, k = ([], 0) if q.kind == "rope_weights" else (_T(q), _k(q))  # real heads: module docstring
+    return all(T[d + e] == T[d] * T[e] for d in range(k) for e in range(k - d))
+
+
+def _pow_side(q: Ctx) -> bool:
+    """∃ S, T_d = S^d (d < k): S = T_1 is the only candidate when k ≥ 2, S = 1 otherwise."""
+    k = _k(q)
+    return q.kind == "rope_weights" or k < 2 or all(T == _pow(_T(q)[1], d) for d, T in enumerate(_T(q)))
+
+
+def _rows(q: Ctx, role: str) -> fmpq_mat:
+    """W_Q or W_K of the head, rows [a, b) as stored, restricted to the columns ``cols`` (exact)."""
+    def build():
+        t, p, cols = q.inp[role], W.find(q.inp["file"], q.inp["sha256"], q.base_dir, q.weights_dirs), q.inp["cols"]
+        a, b = t["rows"]
+        if q.inp["format"] == "gguf":
+            vals, C = gguf.rows(p, t["name"], a, b)
+            Z, e = W.to_Z(vals, b - a, C)
+        else:
+            Z, e = W.tensor(p, t["name"], list(range(a, b)))
+        require(len(set(cols)) == len(cols) == b - a and max(cols) < Z.ncols(), "input", "cols: n distinct columns of C")
+        return fmpq_mat([[Z[i, c] for c in cols] for i in range(b - a)]) * (fmpq(2) ** e if e >= 0 else fmpq(1, 2 ** -e))
+    return q.memo(("rows", role), build)
+
+
+def _runtime(q: Ctx) -> dict:
+    """The runtime convention; for a GGUF file it must be the one its metadata names."""
+    rt = q.inp["runtime"]
+    if q.inp["format"] == "gguf":
+        meta = gguf.header(W.find(q.inp["file"], q.inp["sha256"], q.base_dir, q.weights_dirs))[0]
+        arch = meta.get("general.architecture")
+        base = Fraction(meta.get(f"{arch}.rope.freq_base", 10000))
+        r = meta.get(f"{arch}.rope.dimension_count", len(q.inp["cols"]))
+        require((rt["pairing"], rat(rt["base"]), rt["rotary_dim"]) == (GGUF_PAIRING.get(arch), fmpq(base.numerator, base.denominator), r),
+                "input", f"the runtime convention is not the file's ({arch}, base {base}, {r} rotary dims)")
+    return rt
+
+
+def _planes(spec: dict, n: int) -> frozenset:
+    """(row a, row b, frequency index i) of each rotated plane, in stored rows (a loaded row
+    half·n/2 + i is stored row 2i + half when llama.cpp's permutation was undone)."""
+    r = spec["rotary_dim"]
+    require(r % 2 == 0 and 0 < r <= n and n % 2 == 0, "input", f"rotary_dim {r} does not fit heads of {n} rows")
+    pairs = [(i, i + r // 2) if spec["pairing"] == "half_split" else (2 * i, 2 * i + 1) for i in range(r // 2)]
+    perm = (lambda x: 2 * (x % (n // 2)) + x // (n // 2)) if spec.get("rows") == "llama_unpermuted" else (lambda x: x)
+    return frozenset((perm(a), perm(b), i) for i, (a, b) in enumerate(pairs))
+
+
+def _rotation(spec: dict, n: int) -> list[list[arb]]:
+    """The rotation at distance 1 as enclosures (PREC bits)."""
+    R = [[arb(int(i == j)) for j in range(n)] for i in range(n)]
+    with ctx.workprec(PREC):
+        for a, b, i in _planes(spec, n):
+            th = arb(rat(spec["base"])) ** (arb(-2 * i) / spec["rotary_dim"])
+            R[a][a], R[b][b], R[a][b], R[b][a] = th.cos(), th.cos(), -th.sin(), th.sin()
+    return R
+
+
+def _same_rotation(q: Ctx) -> bool:
+    """R' = R_1 (module docstring); certified when decided by enclosures."""
+    def build():
+        rt, rd, n = _runtime(q), q.inp["reading"], len(q.inp["cols"])
+        if (_planes(rt, n), rat(rt["base"]), rt["rotary_dim"]) == (_planes(rd, n), rat(rd["base"]), rd["rotary_dim"]):
+            return True, False
+        A, B = _rotation(rt, n), _rotation(rd, n)
+        if any(not A[i][j].overlaps(B[i][j]) for i in range(n) for j in range(n)):
+            return False, True
+        raise Undecided("the two rotations differ in description but no entry is separated by enclosures")
+    same, certified = q.memo("same", build)
+    q.certified |= certified
+    return same
+
+
+def _nondegenerate(q: Ctx) -> bool:
+    if q.kind == "forms":
+        return _G(q)[0].det() != 0
+    return _rows(q, "W_K").det() != 0 and _rows(q, "W_Q").det() != 0
+
+
+def _hS(q: Ctx) -> bool:
+    """T_d = S^d for d < k, S the input's candidate (forms) or the reading's (weights)."""
+    if q.kind == "rope_weights":
+        return _k(q) < 2 or _same_rotation(q)
+    require("S" in q.inp, "input", "eq_ropeT_one_of_forall needs a candidate S")
+    return _nondegenerate(q) and all(T == _pow(ratmat(q.inp["S"]), d) for d, T in enumerate(_T(q)))
+
+
+predicate("B0_nondegenerate", _nondegenerate)
+predicate("k_ge_two", lambda q: _k(q) >= 2)
+predicate("ropeT_eq_pow", _hS)
+dfn(MT + "ropeL", D3, FORMS, lambda q: list(_G(q)))
+dfn(MT + "ropeL0Equiv", D3, FORMS, lambda q: [_G(q)[0], _G(q)[0].inv()], H0)
+dfn(MT + "ropeT", D3, FORMS, _T, H0)
+dfn(MT + "IsRoPELike", D3, FORMS + RW, _rope_like, H0)
+thm(MT + P1, P1, FORMS + RW, H0, lambda q: _rope_like(q) == _pow_side(q))
+thm(MT + "eq_ropeT_one_of_forall", P1, FORMS + RW, (("hk", "k_ge_two"),) + H0 + (("hS", "ropeT_eq_pow"),),
+    lambda q: _same_rotation(q) if q.kind == "rope_weights" else ratmat(q.inp["S"]) == _T(q)[1])
