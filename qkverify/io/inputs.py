@@ -7,6 +7,7 @@ allowed) or ``.npy`` (floats taken as exact dyadic rationals):
 * ``{"S": …}``                            -> MatrixInput with L = S (must be symmetric)
 * ``{"W_Q": …, "W_K": …}`` (n x N each)   -> HeadInput
 * ``{"L": …, "U": …}``                    -> OrthoInput    (U rational orthogonal)
+* ``{"Q": …, "K": …, "V": …}``            -> TripleInput   (Q, K k x d, V d x d; CLUSTERS.md)
 """
 
 from __future__ import annotations
@@ -136,6 +137,48 @@ class FiberInput:
                 "H": to_str_rows(self.H), "P": to_str_rows(self.P)}
 
 
+@dataclass(frozen=True)
+class TripleInput:
+    """A triple (Q, K, V) of the self-attention dynamics (CLUSTERS.md): Q, K rational k x d,
+    V rational d x d; the score of tokens x, y is ⟨Qx, Ky⟩ (no 1/√d: absorbed into Q)."""
+
+    Q: fmpq_mat
+    K: fmpq_mat
+    V: fmpq_mat
+    source: dict = field(default_factory=dict, compare=False)
+
+    kind2 = "triple"
+
+    @property
+    def d(self) -> int:
+        return self.V.nrows()
+
+    def to_json2(self) -> dict:
+        """The format-2 certificate input object."""
+        return {"kind": "triple", "Q": to_str_rows(self.Q), "K": to_str_rows(self.K), "V": to_str_rows(self.V)}
+
+
+@dataclass(frozen=True)
+class ValueHeadInput:
+    """One attention head of a weights file for the clustering checks: W_Q, W_K, W_V exact
+    rational n x N (rows = head dimensions), W_O exact N x n (the head's block of the output
+    projection), biases dropped; ``ref`` is the certificate input (file, SHA-256, tensor
+    slices) from which the kernel re-reads them."""
+
+    W_Q: fmpq_mat
+    W_K: fmpq_mat
+    W_V: fmpq_mat
+    W_O: fmpq_mat
+    ref: dict
+    source: dict = field(default_factory=dict, compare=False)
+
+    kind2 = "value_head"
+
+    def to_json2(self) -> dict:
+        """The format-2 certificate input object (the weights are named, not copied)."""
+        return dict(self.ref, kind="value_head")
+
+
 def _mat(doc: Any, key: str, square: bool) -> fmpq_mat:
     return rows_to_fmpq_mat(doc, key, square=square)
 
@@ -153,7 +196,14 @@ def input_from_document(doc: Any, kind: str | None = None, where: str = "input")
         obj: Any = MatrixInput(_mat(doc, f"{where}: L", True))
     elif isinstance(doc, dict):
         keys = set(doc)
-        if {"W_Q", "W_K"} <= keys:
+        if {"Q", "K", "V"} <= keys:
+            Q, K = _mat(doc["Q"], f"{where}: Q", False), _mat(doc["K"], f"{where}: K", False)
+            V = _mat(doc["V"], f"{where}: V", True)
+            if (Q.nrows(), Q.ncols()) != (K.nrows(), K.ncols()) or Q.ncols() != V.nrows():
+                raise QKInputError(f"{where}: Q and K must both be k x d and V d x d; got Q {Q.nrows()}x{Q.ncols()}, "
+                                   f"K {K.nrows()}x{K.ncols()}, V {V.nrows()}x{V.ncols()}")
+            obj = TripleInput(Q, K, V)
+        elif {"W_Q", "W_K"} <= keys:
             WQ = _mat(doc["W_Q"], f"{where}: W_Q", False)
             WK = _mat(doc["W_K"], f"{where}: W_K", False)
             if (WQ.nrows(), WQ.ncols()) != (WK.nrows(), WK.ncols()):
@@ -197,10 +247,14 @@ def input_from_document(doc: Any, kind: str | None = None, where: str = "input")
             obj = MatrixInput(S)
         else:
             raise QKInputError(
-                f"{where}: expected a matrix or an object with keys L, S, U or W_Q/W_K; found keys {sorted(keys)}"
+                f"{where}: expected a matrix or an object with keys L, S, U, W_Q/W_K or Q/K/V; found keys {sorted(keys)}"
             )
     else:
         raise QKInputError(f"{where}: expected a matrix (nested list) or a JSON object")
+    if kind == "triple" and not isinstance(obj, TripleInput):
+        raise QKInputError(f"{where}: a triple {{\"Q\": …, \"K\": …, \"V\": …}} is needed (Q, K k x d, V d x d)")
+    if kind != "triple" and isinstance(obj, TripleInput) and kind is not None:
+        raise QKInputError(f"{where}: a triple (Q, K, V) is the input of the clustering statements only")
     if kind == "head" and not isinstance(obj, HeadInput):
         raise QKInputError(f"{where}: this claim needs a head {{\"W_Q\": …, \"W_K\": …}}")
     if kind == "orthogonal" and not isinstance(obj, OrthoInput):
