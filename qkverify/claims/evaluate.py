@@ -89,7 +89,11 @@ def evaluate(statement_id: str, inp: Any, drop: tuple[str, ...] = (), only: tupl
         if inp.kind2 not in chk.kinds:
             run.skipped.append((d.check, f"not evaluated on a {inp.kind2} input"))
             continue
-        hyps = {h.binder: bool(_PREDICATES[h.predicate](run.subject)) for h in d.hypotheses}
+        try:
+            hyps = {h.binder: bool(_PREDICATES[h.predicate](run.subject)) for h in d.hypotheses}
+        except NotApplicable as err:  # a hypothesis the enclosures do not decide
+            run.skipped.append((d.check, str(err)))
+            continue
         bad = [h for h in d.hypotheses if not hyps[h.binder] and h.binder not in drop]
         if bad:
             run.skipped.append((d.check, f"hypothesis {bad[0].binder} ({bad[0].text}) fails"))

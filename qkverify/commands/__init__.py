@@ -18,4 +18,5 @@ COMMANDS = (
     "baselines",
     "verify",
     "lean_audit",
+    "regimes",
 )

@@ -254,6 +254,7 @@ def spectrum(X: fmpq_mat, prec: int = ROOT_PREC) -> Spectrum:
     _, sqf = Y.charpoly().factor_squarefree()
     factors: list[tuple[fmpz_poly, int]] = []
     eigs: list[Eig] = []
+    kp_all = 64
     for i, (f, m) in enumerate(sorted(sqf, key=lambda t: t[1])):
         g = scaled_poly(f, D)
         factors.append((g, m))
@@ -263,44 +264,59 @@ def spectrum(X: fmpq_mat, prec: int = ROOT_PREC) -> Spectrum:
             eigs.append(Eig(m, i, x, x, x))
             continue
         p = prec
-        while True:
-            with precision(p):
-                roots = [r for r, _ in g.complex_roots()]
-            ok, mine = True, []
-            for r in roots:
-                if r.imag.is_zero():
-                    iv = _real_interval(g, r, p // 2)
-                    if iv is None:
-                        ok = False
-                        break
-                    mine.append(Eig(m, i, iv[0], iv[1], iv[0] if iv[0] == iv[1] else None))
-            ivs = sorted((e.lo, e.hi) for e in mine)
-            ok = ok and all(a[1] < b[0] for a, b in zip(ivs, ivs[1:]))
-            if ok:
+        while True:  # raise the precision until every real interval and complex box is certified
+            mine, kp = _isolate(g, m, i, p)
+            if mine is not None:
                 break
             p *= 2
-        cplx = [r for r in roots if not r.imag.is_zero() and r.imag > 0]
-        with precision(p):
-            for r in cplx:
-                sep = min(arb_to_interval(abs(r - s))[0] for s in roots if s is not r)
-                mod = max(arb_to_interval(abs(r))[1], fmpq(1, 2**64))
-                rr = min(sep / 4, mod / 2 ** (p // 2))
-                if rr <= 0:
-                    raise Undecided(f"two roots are not separated at {p} bits")
-                k = _bits_below(rr) + 8
-                re = _dyadic_round(arb_to_interval(r.real)[0], k)
-                im = _dyadic_round(arb_to_interval(r.imag)[0], k)
-                box = CBox(re, im, fmpq(1, 2 ** (k - 6)))
-                mine.append(Eig(m, i, box=box))
-                mine.append(Eig(m, i, box=box, conj=True))
+            if p > MAX_KRAWCZYK_PREC:
+                raise Undecided(f"the roots of a factor of degree {g.degree()} are not certified at "
+                                f"{MAX_KRAWCZYK_PREC} bits")
+        kp_all = max(kp_all, kp)
         eigs.extend(mine)
-    kp = max(prec, 64)
-    boxes = [(g, e.box) for e in eigs if not e.real and not e.conj for g in [factors[e.factor][0]]]
-    while not all(krawczyk(g, b, kp) for g, b in boxes):
-        kp *= 2
-        if kp > MAX_KRAWCZYK_PREC:
-            raise Undecided(f"the Krawczyk test does not pass at {MAX_KRAWCZYK_PREC} bits")
-    return Spectrum(X, D, factors, eigs, kp if boxes else 64)
+    boxes = [(factors[e.factor][0], e.box) for e in eigs if not e.real and not e.conj]
+    while not all(krawczyk(g, b, kp_all) for g, b in boxes):  # one precision for the whole witness
+        kp_all *= 2
+        if kp_all > 4 * MAX_KRAWCZYK_PREC:
+            raise Undecided("the Krawczyk test does not pass at one common precision")
+    return Spectrum(X, D, factors, eigs, kp_all)
+
+
+def _isolate(g: fmpz_poly, m: int, i: int, p: int) -> tuple[list[Eig] | None, int]:
+    """The roots of the square-free factor g (index i, multiplicity m) from FLINT's roots at
+    ``p`` bits: real ones as isolating intervals, non-real ones (upper half-plane) as boxes
+    of relative size 2^-(p/2), at most a quarter of the distance to the nearest other root,
+    passing the Krawczyk test at 2p or 4p bits.  (None, 0) when something does not pass."""
+    with precision(p):
+        roots = [r for r, _ in g.complex_roots()]
+    mine = []
+    for r in roots:
+        if r.imag.is_zero():
+            iv = _real_interval(g, r, p // 2)
+            if iv is None:
+                return None, 0
+            mine.append(Eig(m, i, iv[0], iv[1], iv[0] if iv[0] == iv[1] else None))
+    mine.sort(key=lambda e: e.lo)
+    if not all(a.hi < b.lo for a, b in zip(mine, mine[1:])):
+        return None, 0
+    with precision(p):
+        for r in (r for r in roots if not r.imag.is_zero() and r.imag > 0):
+            sep = min(arb_to_interval(abs(r - s))[0] for s in roots if s is not r)
+            mod = max(arb_to_interval(abs(r))[1], fmpq(1, 2**64))
+            rr = min(sep / 4, mod / 2 ** (p // 2))
+            if rr <= 0:
+                return None, 0
+            k = _bits_below(rr) + 8
+            re = _dyadic_round(arb_to_interval(r.real)[0], k)
+            im = _dyadic_round(arb_to_interval(r.imag)[0], k)
+            box = CBox(re, im, fmpq(1, 2 ** (k - 6)))
+            mine.append(Eig(m, i, box=box))
+            mine.append(Eig(m, i, box=box, conj=True))
+    boxes = [e.box for e in mine if not e.real and not e.conj]
+    for kp in (2 * p, 4 * p):
+        if all(krawczyk(g, b, kp) for b in boxes):
+            return mine, (kp if boxes else 64)
+    return None, 0
 
 
 # ---------------------------------------------------------------------------
