@@ -19,4 +19,6 @@ COMMANDS = (
     "verify",
     "lean_audit",
     "regimes",
+    "simulate",
+    "ginibre",
 )
