@@ -170,6 +170,7 @@ class LowRankCheck:
     ranks: dict
     max_last_change: float
     failures: list
+    same_sign_final: int = 0  # samples whose tokens all have one sign at T (then every row is e_1, or every row e_n)
 
 
 def low_rank_1d(n: int, samples: int, seed: int, dt: float = 0.05, horizon: float = 30.0,
@@ -228,8 +229,9 @@ def low_rank_1d(n: int, samples: int, seed: int, dt: float = 0.05, horizon: floa
             passed += 1
         elif len(failures) < 5:
             failures.append({"sample": b, "exceptional_rows": exceptional, "rank": r})
+    same = int(np.sum(np.all(z > 0, axis=1) | np.all(z < 0, axis=1)))
     return LowRankCheck(n, samples, dt, steps * dt, tol, passed, exc_max, dict(sorted(ranks.items())), last,
-                        failures)
+                        failures, same)
 
 
 def example_d2(eps: float = 0.2, dt: float = 0.01, horizon: float = 40.0, method: str = "rk4") -> dict:
