@@ -29,6 +29,7 @@ test-fast: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/bench_profile.py
 	$(BIN)/python bench/bench_signature.py
+	$(BIN)/python bench/bench_verify.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

@@ -6,6 +6,11 @@ Run, from the repository root:
     qkverify search --module docs/conjectures_example.py two_S_minus_L_is_trace
     qkverify probes --module docs/conjectures_example.py skew_energy_at_most_half
 
+The first finds a counterexample (exit 1); the second finds none, which
+proves nothing (exit 0); the probes first attack the conjecture with all its
+hypotheses kept, find that it fails there ("fails with all hypotheses", with
+the counterexample; exit 1) and therefore do not probe its hypothesis.
+
 Each ``conjecture(...)`` call registers a claim in the same registry as the
 built-in statements, so search, probes and certificates treat it alike.
 Rules for ``check``: decide the conclusion exactly (python-flint ``fmpq``

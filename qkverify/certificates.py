@@ -37,14 +37,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import platform
-import tempfile
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from .errors import CertificateExists, QKInputError
+from .io.outputs import atomic_write_bytes
 
 FORMAT = "qkverify-certificate/1"
 SCHEMA_PATH = Path(__file__).with_name("schema") / "certificate-1.schema.json"
@@ -133,18 +132,28 @@ def canonical_bytes(cert: dict) -> bytes:
 def write(cert: dict, path: str | Path, force: bool = False, check_schema: bool = True) -> str:
     """Write ``cert`` atomically at ``path``.
 
-    Returns ``"written"``, ``"unchanged"`` (identical file already there) or
-    ``"replaced"`` (different file, ``force``).  Raises CertificateExists
-    when a different certificate exists and ``force`` is False.
+    Returns ``"written"``, ``"unchanged"`` (identical file already there),
+    ``"tool versions updated"`` or ``"replaced"`` (different file,
+    ``force``).  Raises CertificateExists when a different certificate exists
+    and ``force`` is False, QKInputError (one line) when the folder cannot be
+    created or written.  The bytes go through
+    :func:`qkverify.io.outputs.atomic_write_bytes`: a hidden temporary named
+    ``.<name>.<host>.<pid>.<random>.tmp`` renamed over ``path``; temporaries
+    that a killed writer left in the folder are removed first (only those of
+    that pattern whose pid is dead and which predate this process).
     """
     if check_schema:
         validate2(cert) if cert.get("format") == FORMAT2 else validate(cert)
     data = canonical_bytes(cert)
     p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
     status = "written"
+    if p.is_dir():
+        raise QKInputError(f"{p}: is a directory, expected a certificate file")
     if p.exists():
-        old = p.read_bytes()
+        try:
+            old = p.read_bytes()
+        except OSError as err:
+            raise QKInputError(f"{p}: cannot read the existing certificate ({err.strerror})") from None
         if old == data:
             return "unchanged"
         if not force and _differs_only_in_tool(old, cert):
@@ -154,18 +163,7 @@ def write(cert: dict, path: str | Path, force: bool = False, check_schema: bool 
             raise CertificateExists(f"{p}: a different certificate exists; use --force to replace it")
         if status == "written":
             status = "replaced"
-    fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=f".{p.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o644)  # mkstemp creates 0600; certificates are meant to be read
-        os.replace(tmp, p)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    atomic_write_bytes(p, data)  # temporary + fsync + rename; stale temporaries cleaned
     return status
 
 

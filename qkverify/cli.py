@@ -59,6 +59,10 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except PermissionError as err:  # commands check their files up front; this is the backstop
+        where = f"{err.filename}: " if err.filename else ""
+        sys.stderr.write(f"qkverify: {where}permission denied\n")
+        return 2
     except Exception as err:  # a bug, not bad input: one line unless debugging
         if os.environ.get("QKVERIFY_DEBUG"):
             raise

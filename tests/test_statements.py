@@ -184,3 +184,21 @@ def test_cli_check_and_verify(tmp_path):
     assert code == 0 and "heads_have_balanced_attention: not evaluated (hypothesis hnd" in out, out + err
     code, out, err = run_cli("check", "Theorem 3", "--input", str(f), "--no-cert", "--drop", "hnd")
     assert code == 1 and "heads_have_balanced_attention: fails [exact]" in out, out + err
+
+
+def test_theorem4_at_zero_with_hL_dropped():
+    # π(0) = (0, 0, 0, 0) in Lean: a + b + c + d = 0 ≠ 1; a = 0 although 0ᵀ = −0, so
+    # profileA_eq_one_iff fails too; the d = 0 decomposition holds with H = P = 0
+    run = evaluate("profile_sum_eq_one", MatrixInput(fmpq_mat(2, 2)), drop=("hL",))
+    concl = {r.meta.check: r.conclusion for r in run.records}
+    assert concl["profile_sum_eq_one"] == "fails" and concl["profileA_eq_one_iff"] == "fails"
+    assert concl["profileA_eq_zero_iff"] == "holds" and concl["profileD_eq_zero_decomp_commute"] == "holds"
+    out = kernel(run.certificate())
+    assert out.status == "valid" and out.verdict == "fails"
+
+
+def test_cli_theorem4_zero_matrix_drop(tmp_path):
+    f = tmp_path / "z.json"
+    f.write_text("[[0,0],[0,0]]")
+    code, out, err = run_cli("check", "Theorem 4", "--input", str(f), "--drop", "L_ne_zero", "--no-cert")
+    assert code == 1 and "profile_sum_eq_one: fails [exact]" in out, out + err

@@ -16,15 +16,10 @@ _loaded = False
 
 
 def load_all() -> None:
-    """Import every section module (idempotent); modules that do not exist yet
-    are skipped so that sections can land one at a time."""
+    """Import every section module (idempotent), which registers its checks."""
     global _loaded
     if _loaded:
         return
     _loaded = True
     for name in SECTION_MODULES:
-        try:
-            importlib.import_module(f"{__name__}.{name}")
-        except ModuleNotFoundError as err:  # pragma: no cover - only while building
-            if err.name != f"{__name__}.{name}":
-                raise
+        importlib.import_module(f"{__name__}.{name}")

@@ -122,8 +122,8 @@ def _lemma2(inp) -> Result:
         if not sd.pos:
             return Result("fails", "exact", {"witnesses": []}, {}, None, "λ₊ = 0: ρ is undefined")
         gap = Q["bound"] - Q["pairing"]
-        vals = {k: list(arb_bounds(Q[k], 25)) for k in ("pairing", "rho", "bound")}
-        vals["gap"] = list(arb_bounds(gap, 25))
+        vals = {k: list(arb_bounds(Q[k], 25, fixed=True)) for k in ("pairing", "rho", "bound")}
+        vals["gap"] = list(arb_bounds(gap, 25, fixed=True))
         checks = {
             "‖S‖² = ‖λ₊‖² + ‖λ₋‖² (power sum, exact)": True,
             "𝒫 = 1 − √(1 − 2⟨λ₊,λ₋⟩/‖S‖²) (enclosures meet)": Q["pairing"].overlaps(Q["alt"]),

@@ -570,6 +570,11 @@ def _sum(s: Subject) -> DeclResult:
     return DeclResult(bool(enc.contains(arb(1))) and p.frob_S + p.frob_T == p.frob_L)
 
 
+def _order(s: Subject, p: Profile | None) -> list[int]:
+    """cmp(α_j, β_j) for every j; for L = 0 both lists are zero (Lean), all ties."""
+    return p.order if p is not None else [0] * s.inp.N
+
+
 def _thm(name: str, fn):
     declaration_check(name, PROFILE_KINDS)(lambda s: DeclResult(fn(s, _prof(s))))
 
@@ -578,9 +583,9 @@ _sym = lambda s: is_symmetric(s.inp.L)  # noqa: E731
 _thm("profileA_eq_zero_iff", lambda s, p: _is(p, "a", False) == _sym(s))
 _thm("profileA_eq_one_iff", lambda s, p: _is(p, "a", True) == is_antisymmetric(s.inp.L))
 _thm("profileB_eq_zero_iff", lambda s, p: _is(p, "b", False) == (_inertia(s).n_neg == 0 or _inertia(s).n_pos == 0))
-_thm("profileB_eq_one_iff", lambda s, p: _is(p, "b", True) == (_sym(s) and all(o == 0 for o in p.order)))
-_thm("profileD_eq_zero_iff_forall", lambda s, p: _is(p, "d", False) == all(o >= 0 for o in p.order))
-_thm("profileC_eq_zero_iff_forall", lambda s, p: _is(p, "c", False) == all(o <= 0 for o in p.order))
+_thm("profileB_eq_one_iff", lambda s, p: _is(p, "b", True) == (_sym(s) and all(o == 0 for o in _order(s, p))))
+_thm("profileD_eq_zero_iff_forall", lambda s, p: _is(p, "d", False) == all(o >= 0 for o in _order(s, p)))
+_thm("profileC_eq_zero_iff_forall", lambda s, p: _is(p, "c", False) == all(o <= 0 for o in _order(s, p)))
 _thm("profileD_eq_one_iff", lambda s, p: _is(p, "d", True) == (_sym(s) and _inertia(s).n_pos == 0))
 _thm("profileC_eq_one_iff", lambda s, p: _is(p, "c", True) == (_sym(s) and _inertia(s).n_neg == 0))
 
@@ -601,8 +606,12 @@ def _fiber(s: Subject, face: str, commute: bool) -> DeclResult:
             raise NotApplicable(f"{face} ≠ 0 and no candidate decomposition is given")
         if not all(f.degree() == 1 for f in spectral_data(S).factors):
             raise NotApplicable("S has irrational eigenvalues: H and P are not rational, no exact witness")
-        ev, w, checks = face_decomposition(L, p, face)
-        H, P = fmpq_mat(w["H"]), fmpq_mat(w["P"])
+        if p is None:  # L = 0: S = 0 = 0 ± 0
+            H = P = fmpq_mat(s.inp.N, s.inp.N)
+            w = {"H": to_str_rows(H), "P": to_str_rows(P)}
+        else:
+            ev, w, checks = face_decomposition(L, p, face)
+            H, P = fmpq_mat(w["H"]), fmpq_mat(w["P"])
         s.witness({"kind": "fiber", "of": face, "H": w["H"], "P": w["P"]})
     sign = 1 if face == "d" else -1
     cp = H.charpoly().coeffs()
@@ -616,9 +625,9 @@ def _fiber(s: Subject, face: str, commute: bool) -> DeclResult:
         return DeclResult(_is(p, face, False))
     if commute:
         other = "c" if face == "d" else "d"
-        target = getattr(p, other)
+        target = fmpq(0) if p is None else getattr(p, other).exact
         comm = S * H == H * S and S * P == P * S and H * P == P * H
-        return DeclResult(comm and target.exact is not None and frob_sq(P) == target.exact * frob_sq(L))
+        return DeclResult(comm and target is not None and frob_sq(P) == target * frob_sq(L))
     return DeclResult(True)
 
 

@@ -24,7 +24,8 @@ def add_arguments(p) -> None:
 
 def _model_audit(out: Path, force: bool, jobs: int) -> tuple[bool, str]:
     """Certify the default model's heads (``qkverify heads`` with its
-    defaults, quiet) into ``out/heads/<model>/``; (ok, one-line summary)."""
+    defaults, quiet) into ``out/heads/<model>/`` -- under the audit's own
+    ``--out``, never elsewhere; (ok, one-line summary)."""
     import argparse
 
     from . import heads as heads_cmd
@@ -34,12 +35,16 @@ def _model_audit(out: Path, force: bool, jobs: int) -> tuple[bool, str]:
     argv = ["--quiet", "--jobs", str(jobs)]
     if force:
         argv.append("--force")
-    code = heads_cmd.run(p.parse_args(argv))
+    ns = p.parse_args(argv)
+    ns.out_root = str(out)
+    code = heads_cmd.run(ns)
     return code == 0, f"default model: qkverify heads exited {code}"
 
 
 def run(args) -> int:
-    out = Path(args.out)
+    from ..io.outputs import probe_output_dir
+
+    out = probe_output_dir(Path(args.out))  # an unwritable --out is exit 2 before any work
     rows = run_statements(out, force=args.force) + run_suite(out, force=args.force)
     body = [[r.claim, r.label, r.case, r.verdict, r.evidence, r.note[:70]] for r in rows]
     print(table(body, ["claim", "label", "case", "verdict", "evidence", "note"]))

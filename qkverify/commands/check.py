@@ -1,5 +1,7 @@
 """`qkverify check CLAIM --input FILE`: evaluate one claim on one input and
-write its certificate.  Exit 0 holds, 1 fails, 3 undecided, 2 bad input."""
+write its certificate.  Exit 0 holds, 1 fails, 3 undecided, 2 bad input
+(including an unreadable input or an unwritable ``--out``, both detected
+before the claim is evaluated)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from .. import certificates
 from ..io.inputs import load_input
 from ..claims.registry import get, registered_check_ids
 from ..errors import QKInputError
+from ..io.outputs import probe_output_dir, probe_output_file
 from ._util import print_json
 
 NAME = "check"
@@ -30,6 +33,26 @@ def add_arguments(p) -> None:
     p.add_argument("--json", action="store_true")
 
 
+def certificate_path(args, claim_id: str, input_json: dict) -> Path:
+    """Where ``check`` writes: ``--out FILE``, ``--out DIR/check_<digest>.json``
+    for an existing folder, else ``certificates/<claim>/check_<digest>.json``."""
+    name = f"check_{certificates.input_digest(input_json)}.json"
+    if args.out and Path(args.out).is_dir():
+        return Path(args.out) / name  # --out DIR: write inside it, as heads/search/probes do
+    return Path(args.out) if args.out else Path("certificates") / claim_id / name
+
+
+def probe_output(args, claim_id: str) -> None:
+    """Refuse an unwritable output (exit 2, one line) before the claim is
+    evaluated: the folder ``check`` will write into, or ``--out FILE``."""
+    if args.no_cert:
+        return
+    if args.out and not Path(args.out).is_dir():
+        probe_output_file(args.out)
+    else:
+        probe_output_dir(Path(args.out) if args.out else Path("certificates") / claim_id)
+
+
 def _run2(args, st) -> int:
     """Format-2 path: the statement's declarations, each with its own hypotheses."""
     from ..claims.evaluate import evaluate
@@ -45,15 +68,12 @@ def _run2(args, st) -> int:
         if d not in binders:
             raise QKInputError(f"--drop {d}: the hypotheses of {st.id} are {', '.join(sorted(binders)) or '(none)'}")
     pred = {h.predicate: h.binder for d in st.decls for h in d.hypotheses}
+    probe_output(args, st.id)
     run = evaluate(st.id, inp, drop=tuple(pred.get(d, d) for d in args.drop))
     cert = run.certificate()
     path = status = None
     if not args.no_cert:
-        name = f"check_{certificates.input_digest(cert['input'])}.json"
-        if args.out and Path(args.out).is_dir():
-            path = Path(args.out) / name
-        else:
-            path = Path(args.out) if args.out else Path("certificates") / st.id / name
+        path = certificate_path(args, st.id, cert["input"])
         status = certificates.write(cert, path, force=args.force)
     if args.json:
         print_json({"statement": st.id, "label": st.label, "verdict": run.verdict, "evidence": run.evidence,
@@ -83,6 +103,8 @@ def run(args) -> int:
     for d in args.drop:
         if d not in names:
             raise QKInputError(f"--drop {d}: {claim.id} has hypotheses {', '.join(sorted(names)) or '(none)'}")
+    ij = inp.to_json()
+    path = None if args.no_cert else probe_output_file(certificate_path(args, claim.id, ij))
     failing = [h for h in claim.failed_hypotheses(inp)]
     kept = [h for h in failing if h.name not in args.drop]
     if kept:
@@ -93,15 +115,8 @@ def run(args) -> int:
     if failing:
         res.reason = (f"hypotheses dropped and false on this input: {', '.join(h.name for h in failing)}; "
                       + res.reason).rstrip("; ")
-    ij = inp.to_json()
     cert = certificates.build(claim, ij, res)
-    path = None
-    if not args.no_cert:
-        name = f"check_{certificates.input_digest(ij)}.json"
-        if args.out and Path(args.out).is_dir():
-            path = Path(args.out) / name  # --out DIR: write inside it, as heads/search/probes do
-        else:
-            path = Path(args.out) if args.out else Path("certificates") / claim.id / name
+    if path is not None:
         status = certificates.write(cert, path, force=args.force)
     if args.json:
         print_json({"claim": claim.id, "label": claim.label, "verdict": res.verdict, "evidence": res.evidence,

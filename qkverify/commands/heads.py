@@ -62,12 +62,41 @@ def _slug(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_") or "model"
 
 
+def default_out(model_name: str, root: str | Path = "certificates") -> Path:
+    """The default output folder ``<root>/heads/<model slug>/``."""
+    return Path(root) / "heads" / _slug(model_name)
+
+
+def check_readable(spec: str | None) -> None:
+    """Open every weights file a model spec names (a file, or the
+    ``.safetensors``/``.gguf``/``.npz``/``config.json`` files of a folder)
+    and read one byte, so that an unreadable file is a one-line error before
+    any work.  Known model names are resolved the same way.  Raises
+    QKInputError."""
+    from ..models import resolve_model
+
+    path, _ = resolve_model(spec)
+    files = [path] if path.is_file() else sorted(
+        f for f in path.iterdir() if f.suffix.lower() in (".safetensors", ".gguf", ".npz") or f.name == "config.json")
+    for f in files:
+        try:
+            with open(f, "rb") as fh:
+                fh.read(1)
+        except OSError as err:
+            raise QKInputError(f"{f}: cannot read ({err.strerror or err.__class__.__name__})") from None
+
+
 def run(args) -> int:
     """Certify the model's heads and write tables, certificates and the PNG.
 
     Exit status 0 when every certified head satisfies Theorem 3 (or the
     theorem does not apply), 1 when a head contradicts it (a bug), 2 for bad
-    input (QKInputError, raised by the loaders and option checks)."""
+    input (QKInputError, raised by the loaders and option checks), an
+    unreadable weights file or an unwritable output folder -- both found
+    before any head is certified.  ``args.out_root`` (set by ``qkverify
+    audit``, not a command-line option) replaces ``certificates`` in the
+    default output folder."""
+    from ..io.outputs import probe_output_dir
     from ..models import load_model, parse_layers
 
     if args.jobs < 1:
@@ -77,12 +106,16 @@ def run(args) -> int:
     if not 0 < args.cut < 1:
         raise QKInputError("--cut must be in (0, 1)")
     layers = parse_layers(args.layers)
+    if args.out:
+        probe_output_dir(args.out)
+    check_readable(args.model)
     model = load_model(args.model, args.n_heads, args.n_kv_heads, pre_norm_qk=args.pre_norm_qk)
     if layers is not None:
         bad = [l for l in layers if l >= model.n_layers]
         if bad:
             raise QKInputError(f"--layers: {model.name} has layers 0..{model.n_layers - 1}, not {bad[0]}")
-    out = Path(args.out) if args.out else Path("certificates") / "heads" / _slug(model.name)
+    out = Path(args.out) if args.out else default_out(model.name, getattr(args, "out_root", None) or "certificates")
+    probe_output_dir(out)
     rows, results = certify_model(model, layers, args)
     meta = model.describe()
     meta["layers"] = layers if layers is not None else list(range(model.n_layers))

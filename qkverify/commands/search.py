@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..claims.registry import get
+from ..io.outputs import probe_output_dir
 from ..search import load_module, search, write_counterexample
 from ..search.driver import input_json
 from ..search.strategies import FAMILIES
@@ -37,6 +38,7 @@ def run(args) -> int:
     if args.module:
         load_module(args.module)
     claim = get(args.claim)
+    probe_output_dir(args.out)  # an unwritable --out is exit 2 before the search, not after
     o = search(claim, budget=args.budget, seed=args.seed, max_dim=args.max_dim,
                family=args.family, drop=args.drop)
     cert = ipath = None

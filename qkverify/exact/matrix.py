@@ -130,11 +130,6 @@ def vstack(A: fmpq_mat, B: fmpq_mat) -> fmpq_mat:
     return fmpq_mat(A.tolist() + B.tolist())
 
 
-def submatrix(A, rows: list[int], cols: list[int]):
-    """A[rows, cols] (same matrix type as A)."""
-    return type(A)([[A[i, j] for j in cols] for i in rows])
-
-
 @dataclass
 class RankCertificate:
     """Exact rank r of an integer-scaled matrix with a witness.

@@ -1,16 +1,35 @@
 """Parsing user input into exact rationals (python-flint ``fmpq``).
 
-Accepted scalars: Python ints, ``"p/q"`` strings, decimal strings (``"0.1"``
-is exactly 1/10, ``"1e-3"`` is 1/1000), JSON numbers read by their decimal
-text (never through a binary float), and binary floats from ``.npy`` files,
-which are exact dyadic rationals.  NaN and infinities are rejected: a NaN is
-not a rational.
+Number text -- a JSON number, or a JSON string holding a number -- follows
+one grammar, :data:`NUMBER_GRAMMAR`, and is read exactly:
+
+    number   = fraction | decimal
+    fraction = [sign] digits "/" digits          (denominator not zero)
+    decimal  = [sign] (digits ["." [digits]] | "." digits) [("e" | "E") [sign] digits]
+    sign     = "+" | "-"
+    digits   = one or more of 0 1 2 3 4 5 6 7 8 9
+
+Nothing else: no spaces anywhere (not even around the number), no ``_``
+separators, no other digits than ASCII 0-9, no ``inf``/``nan``, no hex.
+``"0.1"`` is exactly 1/10, ``"1e-3"`` is 1/1000, ``"-2/6"`` is -1/3.  A JSON
+number is read by its decimal text (the JSON number grammar is a subset of
+``decimal``), never through a binary float.  Decimal exponents are limited to
+±:data:`MAX_EXPONENT` and a number to :data:`MAX_DIGITS` characters.
+
+Arrays from ``.npy``/``.npz`` files are read exactly or refused:
+integer dtypes and float16/32/64 (binary floats are exact dyadic
+rationals), and ``longdouble`` (x87 80-bit or IEEE quad), whose entries are
+read exactly through numpy's ``as_integer_ratio``.  Complex, boolean,
+object, string, date and structured dtypes are refused, as are NaN and
+infinities: a NaN is not a rational.
+
+JSON objects may not repeat a key (``{"L": A, "L": B}`` is refused, naming
+the key).
 """
 
 from __future__ import annotations
 
 import json
-import math
 import re
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
@@ -22,7 +41,11 @@ from flint import fmpq, fmpq_mat, fmpz, fmpz_mat
 
 from ..errors import QKInputError
 
-_RAT = re.compile(r"^\s*([+-]?\d+)\s*/\s*([+-]?\d+)\s*$")
+#: the number grammar of the module docstring (ASCII digits only; fullmatch)
+NUMBER_GRAMMAR = re.compile(
+    r"(?P<frac>(?P<p>[+-]?[0-9]+)/(?P<q>[0-9]+))"
+    r"|(?P<dec>[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)"
+)
 
 #: limits that keep a hostile file from exhausting memory
 MAX_FILE_BYTES = 512 * 1024 * 1024
@@ -58,37 +81,68 @@ def parse_rational(x: Any, where: str = "entry") -> fmpq:
     if isinstance(x, Fraction):
         return fmpq(x.numerator, x.denominator)
     if isinstance(x, (float, np.floating)):
-        xf = float(x)
-        if not math.isfinite(xf):
-            raise QKInputError(f"{where}: {xf!r} is not a rational number")
-        fr = Fraction(xf)  # exact dyadic value of the binary float
-        return fmpq(fr.numerator, fr.denominator)
+        if not np.isfinite(x):
+            raise QKInputError(f"{where}: {x!r} is not a rational number")
+        num, den = x.as_integer_ratio()  # exact dyadic value, longdouble included (no rounding to float64)
+        return fmpq(int(num), int(den))
     if isinstance(x, Decimal):
         if not x.is_finite():
             raise QKInputError(f"{where}: {x} is not a rational number")
         fr = Fraction(x)
         return fmpq(fr.numerator, fr.denominator)
     if isinstance(x, str):
-        s = x.strip()
-        if len(s) > MAX_DIGITS:
-            raise QKInputError(f"{where}: number with more than {MAX_DIGITS} characters")
-        m = _RAT.match(s)
-        if m:
-            p, q = int(m.group(1)), int(m.group(2))
-            if q == 0:
-                raise QKInputError(f"{where}: {s!r} has a zero denominator")
-            return fmpq(p, q)
-        try:
-            d = Decimal(s)
-        except InvalidOperation:
-            raise QKInputError(f"{where}: {s!r} is not a rational number") from None
-        if not d.is_finite():
-            raise QKInputError(f"{where}: {s} is not a rational number")
-        if abs(d.adjusted()) > MAX_EXPONENT or abs(d.as_tuple().exponent) > MAX_EXPONENT + MAX_DIGITS:
-            raise QKInputError(f"{where}: {s!r} has a decimal exponent beyond ±{MAX_EXPONENT}")
-        fr = Fraction(d)
-        return fmpq(fr.numerator, fr.denominator)
+        return parse_number_text(x, where)
     raise QKInputError(f"{where}: {type(x).__name__} {x!r} is not a number")
+
+
+def parse_number_text(s: str, where: str = "entry") -> fmpq:
+    """Exact rational from number text in the grammar of the module docstring.
+
+    >>> parse_number_text("-2/6"), parse_number_text("0.1"), parse_number_text("1.5e-2")
+    (-1/3, 1/10, 3/200)
+
+    Raises QKInputError naming ``where`` for text outside the grammar
+    (``"1_000"``, ``" 1 "``, ``"0x10"``, ``"inf"``, ``"1/-2"``), a zero
+    denominator, more than MAX_DIGITS characters or an exponent beyond
+    ±MAX_EXPONENT.
+    """
+    if len(s) > MAX_DIGITS:
+        raise QKInputError(f"{where}: number with more than {MAX_DIGITS} characters")
+    m = NUMBER_GRAMMAR.fullmatch(s)
+    if m is None and s.lstrip("+-").lower() in ("nan", "inf", "infinity"):
+        raise QKInputError(f"{where}: {s} is not a rational number")
+    if m is None:
+        raise QKInputError(f"{where}: {s!r} is not a rational number (accepted: integers, p/q, decimals "
+                           "with an optional exponent; no spaces or '_')")
+    if m.group("frac"):
+        p, q = int(m.group("p")), int(m.group("q"))
+        if q == 0:
+            raise QKInputError(f"{where}: {s!r} has a zero denominator")
+        return fmpq(p, q)
+    d = Decimal(s)  # safe: the text matched the decimal grammar
+    if abs(d.adjusted()) > MAX_EXPONENT or abs(d.as_tuple().exponent) > MAX_EXPONENT + MAX_DIGITS:
+        raise QKInputError(f"{where}: {s!r} has a decimal exponent beyond ±{MAX_EXPONENT}")
+    fr = Fraction(d)
+    return fmpq(fr.numerator, fr.denominator)
+
+
+def parse_integer(x: Any, where: str = "entry") -> int:
+    """An integer given as anything :func:`parse_rational` reads (so number
+    text follows the same grammar) whose value is an integer; a 0-d numpy
+    array (an ``.npz`` scalar) is read as its element.
+
+    >>> parse_integer("12"), parse_integer(7), parse_integer("6/2")
+    (12, 7, 3)
+
+    Raises QKInputError naming ``where`` for a non-integer value or text
+    outside the grammar (``"1_0"``, ``" 3 "``).
+    """
+    if isinstance(x, np.ndarray) and x.ndim == 0:
+        x = x[()]
+    q = parse_rational(x, where)
+    if q.q != 1:
+        raise QKInputError(f"{where}: {fmpq_str(q)} is not an integer")
+    return int(q.p)
 
 
 def fmpq_str(q: fmpq) -> str:
@@ -146,20 +200,26 @@ def ndarray_to_fmpq_mat(a: np.ndarray, name: str = "matrix", square: bool = Fals
         if bad.size:
             i, j = (int(t) for t in bad[0])
             raise QKInputError(f"{name}[{i}][{j}]: {a[i, j]!r} is not a rational number")
+        if a.dtype.itemsize > 8:  # longdouble: wider than float64, read entry by entry
+            return fmpq_mat([[parse_rational(v, f"{name}[{i}][{j}]") for j, v in enumerate(row)] for i, row in enumerate(a)])
         M, e = dyadic_fmpz_mat(a)
         return fmpq_mat(M) * (fmpq(2) ** e if e >= 0 else fmpq(1, 2 ** (-e)))
-    if a.dtype.kind in "iub":
-        if a.dtype.kind == "b":
-            raise QKInputError(f"{name}: boolean array is not a rational matrix")
+    if a.dtype.kind in "iu":
         return fmpq_mat([[int(v) for v in row] for row in a.tolist()])
-    raise QKInputError(f"{name}: unsupported dtype {a.dtype}")
+    what = {"b": "boolean", "c": "complex", "O": "object", "U": "string", "S": "bytes", "V": "structured",
+            "M": "datetime", "m": "timedelta"}.get(a.dtype.kind, "unsupported")
+    raise QKInputError(f"{name}: {what} dtype {a.dtype} cannot be read as exact rationals "
+                       "(use an integer or float16/32/64/longdouble array)")
 
 
 def dyadic_fmpz_mat(a: np.ndarray) -> tuple[fmpz_mat, int]:
     """Exact decomposition of a finite float array: ``a == M * 2**e`` with M an
     integer matrix (fmpz_mat) and e an int, computed from frexp without
-    rounding.  Shape (r, c) float16/32/64.  Raises QKInputError on NaN/Inf.
+    rounding.  Shape (r, c) float16/32/64 (a wider dtype would be rounded:
+    refused).  Raises QKInputError on NaN/Inf.
     """
+    if np.asarray(a).dtype.itemsize > 8 and np.asarray(a).dtype.kind == "f":
+        raise QKInputError(f"dyadic_fmpz_mat: dtype {np.asarray(a).dtype} would be rounded to float64")
     a64 = np.asarray(a, dtype=np.float64)  # float16/32 -> float64 is exact
     if a64.ndim != 2:
         raise QKInputError(f"expected a 2-d array, got shape {a64.shape}")
@@ -184,6 +244,21 @@ def dyadic_fmpz_mat(a: np.ndarray) -> tuple[fmpz_mat, int]:
     return fmpz_mat(rows), e0
 
 
+class _DuplicateKey(Exception):
+    pass
+
+
+def _unique_keys(pairs: list) -> dict:
+    """object_pairs_hook: a JSON object with a repeated key is refused
+    (the standard parser silently keeps the last value)."""
+    out: dict = {}
+    for k, v in pairs:
+        if k in out:
+            raise _DuplicateKey(k)
+        out[k] = v
+    return out
+
+
 def _json_load(text: str, where: str) -> Any:
     try:
         return json.loads(
@@ -191,7 +266,10 @@ def _json_load(text: str, where: str) -> Any:
             parse_float=_JSONNumber,
             parse_int=_JSONNumber,
             parse_constant=_keep_constant,
+            object_pairs_hook=_unique_keys,
         )
+    except _DuplicateKey as err:
+        raise QKInputError(f"{where}: duplicate key {err.args[0]!r} in a JSON object") from None
     except QKInputError:
         raise
     except json.JSONDecodeError as err:
@@ -206,14 +284,25 @@ def read_input_file(path: str | Path) -> Any:
     JSON: returns the parsed document with numbers kept as their decimal text
     (so ``0.1`` is 1/10 exactly).  ``.npy``: returns a numpy array (no pickles).
     ``.npz``: returns a dict of arrays.  Raises QKInputError for a missing,
-    oversized, empty or unparsable file.
+    unreadable (no permission), oversized, empty or unparsable file, and for
+    a JSON object with a duplicate key.  The file is opened before anything
+    else is done with it, so an unreadable input fails at once.
     """
     p = Path(path)
-    if not p.exists():
-        raise QKInputError(f"{p}: no such file")
+    try:
+        p.stat()
+    except FileNotFoundError:
+        raise QKInputError(f"{p}: no such file") from None
+    except OSError as err:  # no permission to look into a folder on the path, a file in the path, ...
+        raise QKInputError(f"{p}: cannot read ({err.strerror or err.__class__.__name__})") from None
     if p.is_dir():
         raise QKInputError(f"{p}: is a directory, expected a file")
-    size = p.stat().st_size
+    try:
+        with open(p, "rb") as fh:
+            fh.read(1)
+        size = p.stat().st_size
+    except OSError as err:
+        raise QKInputError(f"{p}: cannot read ({err.strerror or err.__class__.__name__})") from None
     if size == 0:
         raise QKInputError(f"{p}: empty file")
     if size > MAX_FILE_BYTES:
@@ -233,6 +322,8 @@ def read_input_file(path: str | Path) -> Any:
         text = p.read_text(encoding="utf-8")
     except UnicodeDecodeError:
         raise QKInputError(f"{p}: not UTF-8 text (expected JSON, .npy or .npz)") from None
+    except OSError as err:
+        raise QKInputError(f"{p}: cannot read ({err.strerror or err.__class__.__name__})") from None
     if not text.strip():
         raise QKInputError(f"{p}: empty file")
     return _json_load(text, str(p))

@@ -87,58 +87,189 @@ def summary_lines(rows: list[dict]) -> list[str]:
 
 
 def plot(rows: list[dict], path: str | Path, title: str, N: int) -> None:
-    """PNG: heads on the simplex (ternary plot of (b, c, d)/(1 − a), colour =
-    layer) beside a against layer with the random baseline a = (N−1)/(2N)
-    (Prop 5: E[1 − a] = (N+1)/(2N))."""
+    """PNG of a model's heads, readable for one layer and for many.
+
+    Left: every head on the simplex of (b, c, d)/(1 − a) -- the profile of
+    the symmetric part S (Def 6, Lemma 4: (b, c, d) = (1 − a)·(b, c, d)(S));
+    corners: b (α = β, the spectrum of S symmetric about 0), c (S ⪰ 0),
+    d (S ⪯ 0) -- coloured by the skew energy a.  Where heads crowd too much
+    to be labelled, an inset magnifies the crowded part.  Right: a per head:
+    bars for one layer, a layer × head grid (values written in the cells when
+    they are large enough) for several.  One diverging colour scale centred
+    on the random baseline a₀ = (N−1)/(2N) (Prop 5: E[1 − a] = (N+1)/(2N)):
+    blue heads are more symmetric than a random matrix, red ones more skew.
+    Heads are labelled ``H<h>`` (one layer) or ``L<l>H<h>`` wherever a label
+    meets no other label and no point.  Floats are display values only.
+
+    rows  -- table rows (``layer``, ``head``, ``a``, ``b``, ``c``, ``d``);
+             rows without ``b`` are skipped
+    path  -- the PNG file (its folder is created)
+    title -- figure title; N -- the model width d_model (for a₀)
+    """
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    import numpy as np
+    from matplotlib.colors import Normalize
 
     rows = [r for r in rows if r.get("b") not in (None, "")]
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 5.2))
-    if rows:
-        layers = np.array([r["layer"] for r in rows])
-        s = np.array([1.0 - r["a"] for r in rows])
-        s[s == 0] = 1.0
-        b = np.array([r["b"] for r in rows]) / s
-        c = np.array([r["c"] for r in rows]) / s
-        d = np.array([r["d"] for r in rows]) / s
-        x = c + 0.5 * d
-        y = (np.sqrt(3) / 2) * d
+    layer_ids = sorted({int(r["layer"]) for r in rows})
+    head_ids = sorted({int(r["head"]) for r in rows})
+    n_l, n_h = max(len(layer_ids), 1), max(len(head_ids), 1)
+    one_layer = len(layer_ids) == 1
+    fig_h = 5.6 if n_l <= 8 else min(5.6 + 0.22 * (n_l - 8), 10.0)  # the grid grows with the layers
+    fig = plt.figure(figsize=(14, fig_h))
+    gs = fig.add_gridspec(1, 3, width_ratios=[1.5, 1.0, 0.035], wspace=0.18)
+    ax1, ax2, cax = fig.add_subplot(gs[0, 0]), fig.add_subplot(gs[0, 1]), fig.add_subplot(gs[0, 2])
+    base = (N - 1) / (2 * N)
+    fig.suptitle(title + f"; random baseline a₀ = (N−1)/(2N) = {base:.4f}", fontsize=11)
+    if not rows:
+        for ax in (ax1, ax2, cax):
+            ax.axis("off")
+        ax2.text(0.5, 0.5, "no head with a profile", ha="center", va="center")
+        fig.savefig(p, dpi=120)
+        plt.close(fig)
+        return
+
+    labels = [f"H{r['head']}" if one_layer else f"L{r['layer']}H{r['head']}" for r in rows]
+    a = np.array([float(r["a"]) for r in rows])
+    s = 1.0 - a
+    s[s == 0] = 1.0  # a = 1: L antisymmetric, (b, c, d) = 0; drawn at the b corner
+    b = np.array([float(r["b"]) for r in rows]) / s
+    c = np.array([float(r["c"]) for r in rows]) / s
+    d = np.array([float(r["d"]) for r in rows]) / s
+    x = c + 0.5 * d
+    y = (np.sqrt(3) / 2) * d
+    half = max(float(np.max(np.abs(a - base))), 1e-3) * 1.05
+    norm = Normalize(vmin=base - half, vmax=base + half)
+    cmap = plt.get_cmap("coolwarm")
+
+    def place_labels(ax, idx, size=7.5, draw=True):
+        """Greedy labels for the points ``idx``: eight offsets are tried
+        around each point; a label is kept only where its box meets no kept
+        label and no point and lies inside the axes.  Returns the set of
+        labelled indices (``draw=False``: only which would be)."""
+        fig.canvas.draw()
+        tr = ax.transData
+        pts = tr.transform(np.column_stack([x, y]))
+        axbox = ax.get_window_extent()
+        px = size * fig.dpi / 72.0
+        r_pt = 3.5 * fig.dpi / 72.0
+        kept, done = [], set()
+        for i in sorted(idx, key=lambda k: (-pts[k, 1], pts[k, 0])):
+            w, h = 0.62 * px * len(labels[i]) + 2, px + 2
+            x0, y0 = pts[i]
+            for dx, dy in ((5, 1), (5, -h - 1), (-w - 5, 1), (-w - 5, -h - 1), (-w / 2, 6), (-w / 2, -h - 6),
+                           (9, -h / 2), (-w - 9, -h / 2)):
+                bx = (x0 + dx, y0 + dy, x0 + dx + w, y0 + dy + h)
+                if bx[0] < axbox.x0 or bx[2] > axbox.x1 or bx[1] < axbox.y0 or bx[3] > axbox.y1:
+                    continue
+                if any(bx[0] < k[2] and k[0] < bx[2] and bx[1] < k[3] and k[1] < bx[3] for k in kept):
+                    continue
+                if np.any((pts[:, 0] > bx[0] - r_pt) & (pts[:, 0] < bx[2] + r_pt)
+                          & (pts[:, 1] > bx[1] - r_pt) & (pts[:, 1] < bx[3] + r_pt)):
+                    continue
+                kept.append(bx)
+                done.add(i)
+                if not draw:
+                    break
+                tx, ty = tr.inverted().transform((bx[0], bx[1]))
+                ax.text(tx, ty, labels[i], fontsize=size, ha="left", va="bottom", color="0.15", zorder=4)
+                break
+        return done
+
+    def draw_simplex(ax, lw=1.0, size=32):
         tri = np.array([[0, 0], [1, 0], [0.5, np.sqrt(3) / 2], [0, 0]])
-        ax1.plot(tri[:, 0], tri[:, 1], color="0.3", lw=1)
-        lmin, lmax = int(layers.min()), int(layers.max())
-        cmap = plt.get_cmap("viridis", max(lmax - lmin + 1, 1))
-        norm = matplotlib.colors.BoundaryNorm(np.arange(lmin - 0.5, lmax + 1.5), cmap.N)
-        sc = ax1.scatter(x, y, c=layers, cmap=cmap, norm=norm, s=22, edgecolor="k", linewidth=0.3)
-        ax1.text(-0.03, -0.05, "b", ha="right")
-        ax1.text(1.03, -0.05, "c", ha="left")
-        ax1.text(0.5, np.sqrt(3) / 2 + 0.03, "d", ha="center")
-        ax1.set_aspect("equal")
-        ax1.axis("off")
-        ax1.set_title("(b, c, d)/(1 − a) on the simplex")
-        cb = fig.colorbar(sc, ax=ax1, label="layer", shrink=0.8)
-        step = max(1, (lmax - lmin + 1) // 10)
-        cb.set_ticks(list(range(lmin, lmax + 1, step)))
-        a = np.array([r["a"] for r in rows])
-        nh = max(r["head"] for r in rows) + 1
-        jit = (np.array([r["head"] for r in rows]) - (nh - 1) / 2) * (0.5 / max(nh, 1))
-        ax2.scatter(layers + jit, a, c=layers, cmap=cmap, norm=norm, s=18, edgecolor="k", linewidth=0.3)
-        ax2.set_xticks(list(range(lmin, lmax + 1, step)))
-        base = (N - 1) / (2 * N)
-        ax2.axhline(base, color="crimson", ls="--", lw=1, label=f"random baseline a = (N−1)/(2N) = {base:.4f}")
-        ax2.set_xlabel("layer")
-        ax2.set_ylabel("a = ‖T‖²/‖L‖² (skew energy)")
-        ax2.set_ylim(0, 1)
-        ax2.legend(loc="best", fontsize=8)
-        ax2.set_title("skew energy per head")
-    fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(p, dpi=120)
+        ax.plot(tri[:, 0], tri[:, 1], color="0.35", lw=lw, zorder=1)
+        ax.scatter(x, y, c=a, cmap=cmap, norm=norm, s=size, edgecolor="k", linewidth=0.4, zorder=3)
+
+    # ---- left: the simplex ---------------------------------------------------------------------
+    draw_simplex(ax1)
+    top = np.sqrt(3) / 2
+    ax1.text(-0.02, -0.03, "b\n(α = β)", ha="center", va="top", fontsize=8.5)
+    ax1.text(1.02, -0.03, "c\n(S ⪰ 0)", ha="center", va="top", fontsize=8.5)
+    ax1.text(0.5, top + 0.03, "d (S ⪯ 0)", ha="center", va="bottom", fontsize=8.5)
+    ax1.set_xlim(-0.2, 1.2)
+    ax1.set_ylim(-0.22, top + 0.12)
+    ax1.set_aspect("equal")
+    ax1.axis("off")
+    ax1.set_title("(b, c, d)/(1 − a) on the simplex; colour: a", fontsize=10)
+    everyone = range(len(rows))
+    fits = place_labels(ax1, everyone, draw=False)
+    crowd = [i for i in everyone if i not in fits]
+    labelled: set = set()
+    zoomed = False
+    if crowd and len(rows) > 1:
+        span = max(np.ptp(x[crowd]), np.ptp(y[crowd]))
+        if span < 0.35:  # one crowded region: magnify it, with the heads around it
+            mx, my = float(np.mean(x[crowd])), float(np.mean(y[crowd]))
+            near = [i for i in everyone if np.hypot(x[i] - mx, y[i] - my) <= max(0.06, 1.5 * span)]
+            hw = max(np.ptp(x[near]), np.ptp(y[near])) / 2
+            hw += max(0.15 * hw, 0.004)
+            cx, cy = (x[near].min() + x[near].max()) / 2, (y[near].min() + y[near].max()) / 2
+            # the inset sits to the right of the triangle, where the panel is empty
+            ax1.set_xlim(-0.2, 2.05)
+            zoomed = True
+            labelled = place_labels(ax1, everyone)
+            ins = ax1.inset_axes([1.12, 0.0, 0.9, 0.9], transform=ax1.transData)
+            draw_simplex(ins, lw=0.8, size=26)
+            ins.set_xlim(cx - hw, cx + hw)
+            ins.set_ylim(cy - hw, cy + hw)
+            ins.set_aspect("equal")
+            ins.tick_params(labelsize=6, length=2)
+            ins.set_title(f"crowded part, magnified ×{1.0 / (2 * hw):.0f}", fontsize=7.5, pad=2)
+            ax1.indicate_inset_zoom(ins, edgecolor="0.45")
+            inside = [i for i in everyone if abs(x[i] - cx) <= hw and abs(y[i] - cy) <= hw]
+            labelled |= place_labels(ins, inside, size=7)
+    if not zoomed:
+        labelled = place_labels(ax1, everyone)
+    if len(labelled) < len(rows):
+        ax1.text(0.5, -0.21, f"{len(labelled)} of {len(rows)} heads labelled here; every head is in the "
+                 + ("bars" if one_layer else "grid"), ha="center", va="bottom", fontsize=7.5, color="0.3")
+
+    # ---- right: a per head -------------------------------------------------------------------
+    if one_layer:
+        hx = np.array([int(r["head"]) for r in rows])
+        ax2.bar(hx, a, color=cmap(norm(a)), edgecolor="k", linewidth=0.4)
+        ax2.axhline(base, color="k", ls="--", lw=1, label=f"random baseline a₀ = {base:.4f}")
+        ax2.legend(loc="upper right", fontsize=8, framealpha=0.9)
+        for xi, ai in zip(hx, a):
+            ax2.text(xi, ai, f"{ai:.2f}", ha="center", va="bottom", fontsize=7.5)
+        ax2.set_xticks(head_ids, [str(h) for h in head_ids], fontsize=8)
+        ax2.set_xlim(min(head_ids) - 0.6, max(head_ids) + 0.6)
+        ax2.set_ylim(0, max(float(a.max()), base) * 1.22 + 0.02)
+        ax2.set_xlabel("head")
+        ax2.set_ylabel("a = ‖T‖²/‖L‖²")
+        ax2.set_title(f"skew energy a = ‖T‖²/‖L‖² per head, layer {layer_ids[0]}", fontsize=10)
+    else:
+        li = {l: k for k, l in enumerate(layer_ids)}
+        hi = {h: k for k, h in enumerate(head_ids)}
+        grid = np.full((n_l, n_h), np.nan)
+        for r, av in zip(rows, a):
+            grid[li[int(r["layer"])], hi[int(r["head"])]] = av
+        ax2.imshow(np.ma.masked_invalid(grid), cmap=cmap, norm=norm, aspect="auto", interpolation="nearest")
+        ax2.set_xlabel("head")
+        ax2.set_ylabel("layer")
+        sh, sl = max(1, int(np.ceil(n_h / 24))), max(1, int(np.ceil(n_l / 32)))
+        ax2.set_xticks(range(0, n_h, sh), [str(h) for h in head_ids[::sh]], fontsize=8)
+        ax2.set_yticks(range(0, n_l, sl), [str(l) for l in layer_ids[::sl]], fontsize=8)
+        ax2.set_title("skew energy a = ‖T‖²/‖L‖² per layer and head", fontsize=10)
+        fig.canvas.draw()
+        bb = ax2.get_window_extent()
+        fs = min(8.0, (bb.height / n_l) * 0.45 * 72 / fig.dpi, (bb.width / n_h) / 4.2 * 72 / fig.dpi)
+        if fs >= 5.0:  # values written in the cells only when legible
+            for (i, j), v in np.ndenumerate(grid):
+                if np.isfinite(v):
+                    rgba = cmap(norm(v))
+                    dark = 0.299 * rgba[0] + 0.587 * rgba[1] + 0.114 * rgba[2] < 0.5
+                    ax2.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=fs,
+                             color="white" if dark else "black")
+    cb = fig.colorbar(matplotlib.cm.ScalarMappable(norm=norm, cmap=cmap), cax=cax)
+    cb.set_label("a = ‖T‖²/‖L‖² (skew energy); black line: random baseline a₀")
+    cb.ax.axhline(base, color="k", lw=1.5)
+    fig.savefig(p, dpi=120, bbox_inches="tight")
     plt.close(fig)
 
 

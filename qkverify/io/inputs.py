@@ -1,13 +1,21 @@
 """Concrete inputs of claims, built from user files.
 
 A file is JSON (numbers read by their decimal text, ``"p/q"`` strings
-allowed) or ``.npy`` (floats taken as exact dyadic rationals):
+allowed; see :mod:`qkverify.exact.rational` for the one number grammar),
+``.npy`` (floats taken as exact dyadic rationals) or ``.npz`` (arrays named
+like the JSON keys):
 
 * a nested list, or ``{"L": …}``          -> MatrixInput   (N x N)
+* ``{"L": …, "n": k}``                    -> MatrixInput with a head dimension
 * ``{"S": …}``                            -> MatrixInput with L = S (must be symmetric)
 * ``{"W_Q": …, "W_K": …}`` (n x N each)   -> HeadInput
 * ``{"L": …, "U": …}``                    -> OrthoInput    (U rational orthogonal)
+* ``{"model": "iid" | "qk", "N": …, …}``  -> LawInput      (claims on random matrices)
 * ``{"Q": …, "K": …, "V": …}``            -> TripleInput   (Q, K k x d, V d x d; CLUSTERS.md)
+
+Strict: a key (or ``.npz`` array) that the shape does not have is refused
+(naming it), as is a repeated JSON key.  Every shape also accepts the
+``"kind"`` key that its ``to_json`` writes, so written inputs read back.
 """
 
 from __future__ import annotations
@@ -22,7 +30,7 @@ from flint import fmpq, fmpq_mat
 from ..errors import QKInputError
 from ..math import baselines as B
 from ..exact.matrix import is_symmetric, to_str_rows
-from ..exact.rational import fmpq_str, read_input_file, rows_to_fmpq_mat
+from ..exact.rational import fmpq_str, parse_integer, read_input_file, rows_to_fmpq_mat
 
 
 @dataclass(frozen=True)
@@ -183,12 +191,36 @@ def _mat(doc: Any, key: str, square: bool) -> fmpq_mat:
     return rows_to_fmpq_mat(doc, key, square=square)
 
 
+#: the keys each document shape may have (``kind`` is what ``to_json`` writes
+#: and must name that shape); anything else is refused, naming the key
+SHAPES = {
+    "head": ({"W_Q", "W_K"}, {"kind"}, ("head",)),
+    "orthogonal": ({"L", "U"}, {"kind"}, ("orthogonal",)),
+    "matrix": ({"L"}, {"kind", "n"}, ("matrix",)),
+    "symmetric": ({"S"}, {"kind"}, ("matrix", "symmetric")),
+    "triple": ({"Q", "K", "V"}, {"kind"}, ("triple",)),
+}
+
+
+def _check_keys(doc: dict, shape: str, where: str) -> None:
+    """Refuse keys that ``shape`` does not have, and a ``kind`` that names
+    another shape (QKInputError naming the key)."""
+    required, optional, kinds = SHAPES[shape]
+    extra = sorted(str(k) for k in doc if k not in required | optional)
+    if extra:
+        allowed = ", ".join(sorted(required)) + "".join(f" [{k}]" for k in sorted(optional))
+        raise QKInputError(f"{where}: unknown key {extra[0]!r} (a {shape} input has the keys {allowed})")
+    if "kind" in doc and doc["kind"] not in kinds:
+        raise QKInputError(f"{where}: key 'kind' is {doc['kind']!r}, but the keys are those of a {shape} input")
+
+
 def input_from_document(doc: Any, kind: str | None = None, where: str = "input"):
     """Build a claim input from a parsed document (see module docstring).
 
     ``kind`` (a Claim.input_kind) selects what is expected; a head is also
     accepted where a matrix is expected (its L = W_Kᵀ W_Q is used).
-    Raises QKInputError naming the problem.
+    Raises QKInputError naming the problem -- including a key (or an
+    ``.npz`` array) that the document's shape does not have (:data:`SHAPES`).
     """
     if kind == "law":
         return LawInput.from_document(doc, where)
@@ -196,14 +228,20 @@ def input_from_document(doc: Any, kind: str | None = None, where: str = "input")
         obj: Any = MatrixInput(_mat(doc, f"{where}: L", True))
     elif isinstance(doc, dict):
         keys = set(doc)
-        if {"Q", "K", "V"} <= keys:
+        if {"Q", "K", "V"} & keys:
+            _check_keys(doc, "triple", where)
+            if not {"Q", "K", "V"} <= keys:
+                raise QKInputError(f"{where}: a triple needs Q, K and V; missing {sorted({'Q', 'K', 'V'} - keys)[0]}")
             Q, K = _mat(doc["Q"], f"{where}: Q", False), _mat(doc["K"], f"{where}: K", False)
             V = _mat(doc["V"], f"{where}: V", True)
             if (Q.nrows(), Q.ncols()) != (K.nrows(), K.ncols()) or Q.ncols() != V.nrows():
                 raise QKInputError(f"{where}: Q and K must both be k x d and V d x d; got Q {Q.nrows()}x{Q.ncols()}, "
                                    f"K {K.nrows()}x{K.ncols()}, V {V.nrows()}x{V.ncols()}")
             obj = TripleInput(Q, K, V)
-        elif {"W_Q", "W_K"} <= keys:
+        elif {"W_Q", "W_K"} & keys:
+            _check_keys(doc, "head", where)
+            if not {"W_Q", "W_K"} <= keys:
+                raise QKInputError(f"{where}: a head needs both W_Q and W_K; found only {sorted(keys & {'W_Q', 'W_K'})[0]}")
             WQ = _mat(doc["W_Q"], f"{where}: W_Q", False)
             WK = _mat(doc["W_K"], f"{where}: W_K", False)
             if (WQ.nrows(), WQ.ncols()) != (WK.nrows(), WK.ncols()):
@@ -225,22 +263,22 @@ def input_from_document(doc: Any, kind: str | None = None, where: str = "input")
                 raise QKInputError(f"{where}: H and P must have the size of L")
             obj = FiberInput(L, doc["face"], H, P)
         elif "L" in keys and "U" in keys:
+            _check_keys(doc, "orthogonal", where)
             L = _mat(doc["L"], f"{where}: L", True)
             U = _mat(doc["U"], f"{where}: U", True)
             if U.nrows() != L.nrows():
                 raise QKInputError(f"{where}: U is {U.nrows()}x{U.nrows()} but L is {L.nrows()}x{L.nrows()}")
             obj = OrthoInput(L, U)
         elif "L" in keys:
+            _check_keys(doc, "matrix", where)
             n = doc.get("n")
             if n is not None:
-                try:
-                    n = int(str(n))
-                except ValueError:
-                    raise QKInputError(f"{where}: n must be a positive integer, got {n!r}") from None
+                n = parse_integer(n, f"{where}: n")
                 if n < 1:
                     raise QKInputError(f"{where}: n must be a positive integer, got {n}")
             obj = MatrixInput(_mat(doc["L"], f"{where}: L", True), n)
         elif "S" in keys:
+            _check_keys(doc, "symmetric", where)
             S = _mat(doc["S"], f"{where}: S", True)
             if not is_symmetric(S):
                 raise QKInputError(f"{where}: S is not symmetric")
@@ -388,21 +426,33 @@ class LawInput:
         if not isinstance(doc, dict):
             raise QKInputError(f"{where}: a law input is a JSON object with 'model', 'N' and the laws")
         model = str(doc.get("model", "iid"))
+        allowed = {"kind", "model", "N", "monte_carlo"} | (
+            {"law", "grid"} if model == "iid" else {"n", "law_K", "law_Q"} if model == "qk" else set())
+        extra = sorted(str(k) for k in doc if k not in allowed)
+        if extra and model in ("iid", "qk"):
+            raise QKInputError(f"{where}: unknown key {extra[0]!r} (a {model} law input has the keys "
+                               f"{', '.join(sorted(allowed))})")
+        if "kind" in doc and doc["kind"] != "law":
+            raise QKInputError(f"{where}: key 'kind' is {doc['kind']!r}, but this claim takes a law input")
+        if model == "iid" and "law" in doc and "grid" in doc:
+            raise QKInputError(f"{where}: give 'law' or 'grid', not both")
 
         def size(key: str) -> int:
             if key not in doc:
                 raise QKInputError(f"{where}: missing '{key}'")
-            try:
-                return int(str(doc[key]))
-            except ValueError:
-                raise QKInputError(f"{where}: '{key}' must be a positive integer, got {doc[key]!r}") from None
+            return parse_integer(doc[key], f"{where}: {key}")
 
         mc = doc.get("monte_carlo") or {}
+        if not isinstance(mc, dict):
+            raise QKInputError(f"{where}: 'monte_carlo' must be an object with samples, delta, seed")
+        extra = sorted(str(k) for k in mc if k not in ("samples", "delta", "seed"))
+        if extra:
+            raise QKInputError(f"{where}: unknown key {extra[0]!r} in 'monte_carlo' (keys: samples, delta, seed)")
         kw = {}
         if mc:
-            kw = {"samples": int(str(mc.get("samples", MC_SAMPLES))),
+            kw = {"samples": parse_integer(mc.get("samples", MC_SAMPLES), f"{where}: samples"),
                   "delta": B.to_fmpq(mc.get("delta", MC_DELTA), f"{where}: delta"),
-                  "seed": int(str(mc.get("seed", 0)))}
+                  "seed": parse_integer(mc.get("seed", 0), f"{where}: seed")}
         if model == "iid":
             if "grid" in doc:
                 grid = tuple(tuple(B.parse_law(l) for l in r) for r in doc["grid"])

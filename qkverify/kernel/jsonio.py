@@ -119,11 +119,11 @@ def rat(x: str) -> fmpq:
     return fmpq(fmpz(m.group(1)), fmpz(m.group(2) or 1))
 
 
-_DEC = re.compile(r"^(-?)([0-9])(?:\.([0-9]+))?(?:e(-?[0-9]+))?$")
+_DEC = re.compile(r"^(-?)([0-9]{1,40})(?:\.([0-9]{1,40}))?(?:e(-?[0-9]{1,6}))?$")
 
 
 def dec(x: str) -> fmpq:
-    """Exact value of a decimal in scientific notation such as ``"-4.97e-1"``."""
+    """Exact value of a decimal such as ``"-0.497"`` or ``"4.97e-61"``."""
     m = _DEC.match(x)
     require(m is not None, "format", f"{x[:40]!r} is not a decimal")
     digits = m.group(2) + (m.group(3) or "")

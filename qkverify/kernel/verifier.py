@@ -216,7 +216,7 @@ def check_schema(doc: Any) -> None:
 
 _RAT_RE = re.compile(r"^(-?[0-9]+)(?:/([0-9]+))?$")
 _INT_RE = re.compile(r"^-?[0-9]+$")
-_DEC_RE = re.compile(r"^(-?)([0-9]+)(?:\.([0-9]+))?$")
+_DEC_RE = re.compile(r"^(-?)([0-9]+)(?:\.([0-9]+))?(?:e(-?[0-9]{1,6}))?$")
 
 
 def _digits_ok(s: str, where: str) -> None:
@@ -276,7 +276,9 @@ def dec(x: Any, where: str) -> fmpq:
         return rat(x, where)
     sign = -1 if m.group(1) else 1
     ip, fp = m.group(2), m.group(3) or ""
-    return fmpq(sign * fmpz(ip + fp), fmpz(10) ** len(fp))
+    e = int(m.group(4) or 0) - len(fp)
+    v = fmpq(sign * fmpz(ip + fp))
+    return v * fmpz(10) ** e if e >= 0 else v / fmpz(10) ** (-e)
 
 
 def boolean(x: Any, where: str) -> bool:

@@ -1,0 +1,155 @@
+"""The README's examples run (issue 14, Found 10): every ``qkverify …`` line
+of the README's shell blocks is run, in order, in a fresh folder holding a
+copy of ``examples/`` and ``docs/conjectures_example.py``, and must exit
+with the status its comment states ("(exit N)", else 0).  The shipped
+example inputs are each used by some example; the docs cite only files
+inside the repository and no machine paths."""
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+#: README lines that run a real model: the slow test runs them
+SLOW = ("qkverify heads", "qkverify audit")
+
+
+def readme_commands() -> list[tuple[list[str], int, str]]:
+    """(argv, expected exit status, line) for every ``qkverify`` line in a
+    ```sh block of the README."""
+    text = README.read_text(encoding="utf-8")
+    out = []
+    for block in re.findall(r"```sh\n(.*?)```", text, flags=re.S):
+        for line in block.splitlines():
+            line = line.strip()
+            if not line.startswith("qkverify "):
+                continue
+            cmd, _, comment = line.partition("#")
+            assert cmd.endswith("  ") or not comment, f"README: put two spaces before the comment: {line}"
+            m = re.search(r"\(exit (\d+)\)", comment)
+            out.append((shlex.split(cmd), int(m.group(1)) if m else 0, line))
+    return out
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    d = tmp_path_factory.mktemp("readme")
+    shutil.copytree(ROOT / "examples", d / "examples")
+    (d / "docs").mkdir()
+    shutil.copy(ROOT / "docs" / "conjectures_example.py", d / "docs")
+    return d
+
+
+def _run(argv, cwd, timeout=900):
+    env = dict(os.environ, MPLCONFIGDIR=str(cwd / ".mpl"))
+    return subprocess.run([sys.executable, "-m", "qkverify", *argv[1:]], capture_output=True, text=True, cwd=cwd,
+                          env=env, timeout=timeout)
+
+
+def test_readme_has_examples():
+    cmds = readme_commands()
+    assert len(cmds) >= 15
+    names = {argv[1] for argv, _, _ in cmds}
+    for sub in ("profile", "signature", "claims", "check", "verify", "search", "probes", "baselines",
+                "lean-audit", "heads", "audit"):
+        assert sub in names, sub
+
+
+def test_readme_examples_run(folder):
+    for argv, code, line in readme_commands():
+        if line.startswith(SLOW):
+            continue
+        r = _run(argv, folder)
+        assert r.returncode == code, f"{line}\nexit {r.returncode}\n{r.stdout[-1500:]}\n{r.stderr[-1500:]}"
+        assert "Traceback" not in r.stderr
+
+
+def _files(d: Path) -> set[Path]:
+    return {p.relative_to(d) for p in d.rglob("*") if p.is_file() and ".mpl" not in p.parts}
+
+
+@pytest.mark.slow
+def test_readme_model_examples_run(folder):
+    """``heads`` and ``audit`` on the default model, as the README runs them;
+    each writes only under its ``--out`` (issue 14, Found 4: ``audit --out``
+    used to put the model's head certificates in ./certificates/heads/)."""
+    for argv, code, line in readme_commands():
+        if not line.startswith(SLOW):
+            continue
+        before = _files(folder)
+        r = _run(argv, folder, timeout=1800)
+        assert r.returncode == code, f"{line}\nexit {r.returncode}\n{r.stdout[-1500:]}\n{r.stderr[-1500:]}"
+        out = Path(argv[argv.index("--out") + 1])
+        new = _files(folder) - before
+        assert new and all(p.parts[:len(out.parts)] == out.parts for p in new), sorted(map(str, new))[:10]
+        if argv[1] == "audit":
+            heads = {p.name for p in new if p.parts[:len(out.parts) + 2] == (*out.parts, "heads", "all-MiniLM-L6-v2")}
+            assert {"heads.csv", "heads.json", "heads.png", "L00H00.json", "L05H11.json"} <= heads
+
+
+def test_every_example_file_is_used_and_exists():
+    text = README.read_text(encoding="utf-8")
+    used = set(re.findall(r"examples/([A-Za-z0-9_.-]+)", " ".join(line for _, _, line in readme_commands())))
+    shipped = {p.name for p in (ROOT / "examples").iterdir()}
+    assert shipped - used == set(), f"shipped but not used by a README example: {shipped - used}"
+    assert used <= shipped
+    # every file the README's example table names is shipped
+    assert set(re.findall(r"\| `([A-Za-z0-9_]+\.json)` \|", text)) == shipped
+
+
+def test_example_inputs_are_what_the_table_says():
+    # independent of the producer: the head's factors are 2 x 5, U is orthogonal, S symmetric
+    import json
+    from fractions import Fraction
+
+    head = json.loads((ROOT / "examples" / "head.json").read_text())
+    assert len(head["W_Q"]) == len(head["W_K"]) == 2 and all(len(r) == 5 for r in head["W_Q"] + head["W_K"])
+    o = json.loads((ROOT / "examples" / "orthogonal.json").read_text())
+    U = [[Fraction(x) for x in row] for row in o["U"]]
+    n = len(U)
+    assert all(sum(U[k][i] * U[k][j] for k in range(n)) == (i == j) for i in range(n) for j in range(n))
+    S = json.loads((ROOT / "examples" / "S.json").read_text())["S"]
+    assert all(S[i][j] == S[j][i] for i in range(3) for j in range(3))
+
+
+DOCS = ["README.md", "TRUST.md", "CONTRIBUTING.md", "docs/MATH.md", "docs/CERTIFICATES.md"]
+
+
+@pytest.mark.parametrize("name", DOCS)
+def test_docs_cite_only_files_in_the_repository(name):
+    text = (ROOT / name).read_text(encoding="utf-8")
+    assert "/work/" not in text and "/home/" not in text and "/root/" not in text
+    # the reference notes the project started from are not shipped: cite docs/MATH.md instead
+    for outside in ("SPEC.md", "CLUSTERS.md", "HELPERS.md", "seeds/"):
+        assert outside not in text, f"{name} cites {outside}, which is not in the repository"
+    # every repository path written in backquotes exists
+    for path in re.findall(r"`((?:qkverify|docs|tests|bench|examples|lean_map)/[A-Za-z0-9_./*-]*)`", text):
+        if "*" in path or "<" in path:
+            continue
+        assert (ROOT / path).exists(), f"{name} cites {path}, which does not exist"
+
+
+def test_no_machine_paths_in_the_repository():
+    tracked = subprocess.run(["git", "ls-files"], capture_output=True, text=True, cwd=ROOT).stdout.split()
+    if not tracked:
+        pytest.skip("not a git checkout")
+    bad = []
+    for f in tracked:
+        p = ROOT / f
+        if not p.is_file() or p.suffix not in (".py", ".md", ".toml", ".txt", ".cfg", ".ini", ".sh", "") \
+                or f.startswith("certificates/"):
+            continue
+        try:
+            text = p.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            continue
+        if re.search(r"(?<![\w.])/work/", text) and f != "tests/test_docs_examples.py":
+            bad.append(f)
+    assert bad == [], bad
