@@ -1,4 +1,4 @@
-"""The clustering regimes (CLUSTERS.md): the classifier on rational triples (one per regime
+"""The clustering regimes (docs/MATH.md, Clustering regimes): the classifier on rational triples (one per regime
 and one where no theorem applies; values derived by hand in the comments), certificates
 the kernel accepts and mutations it rejects, check units in the lean_map, the value circuit
 of every loader family, the simulated dynamics (Theorem 2.1 on 1,000 initial conditions, the
@@ -346,7 +346,7 @@ def test_example_d2_rank_is_not_the_cluster_count():
 
 
 def test_euler_in_z_is_the_rescaled_euler_in_x():
-    # CLUSTERS.md: with R = I + ΔtV, the discrete rescaled tokens are z^k = R^{-k} x^k
+    # docs/MATH.md: with R = I + ΔtV, the discrete rescaled tokens are z^k = R^{-k} x^k
     from qkverify.math.dynamics import simulate
 
     rng = np.random.default_rng(3)
@@ -415,10 +415,11 @@ def test_cli_regimes_bad_input_one_line(tmp_path):
 
 
 def test_cli_simulate_reports_step_and_horizon(tmp_path):
-    code, out, err = run_cli("simulate", "--n", "4", "--dt", "0.02", "--horizon", "3", "--png",
-                             str(tmp_path / "s.png"), cwd=tmp_path)
+    code, out, err = run_cli("simulate", "--n", "4", "--dt", "0.02", "--horizon", "3", "--out", "o", cwd=tmp_path)
     assert code == 0, err
-    assert "Δt = 0.02, T = 3 (150 steps)" in out and (tmp_path / "s.png").stat().st_size > 1000
+    assert "Δt = 0.02, T = 3 (150 steps)" in out and (tmp_path / "o" / "simulate.png").stat().st_size > 1000
+    assert json.loads((tmp_path / "o" / "simulate.json").read_text())["dt"] == 0.02
+    assert {p.name for p in tmp_path.iterdir()} == {"o"}  # writes only under --out
 
 
 @pytest.mark.slow
@@ -445,9 +446,11 @@ def test_gguf_head_needs_only_row_reads(tmp_path, monkeypatch):
     vh = next(vm.heads([0]))
     row, cert = classify_head(vh)
 
+    reader = gg.GGUFReader(vm.path)
+    tensors = {x.name: x for x in reader.tensors}
+
     def read_slice(path, t):
-        reader = gg.GGUFReader(str(path))
-        A = exact_gguf_matrix(next(x for x in reader.tensors if x.name == t["name"]))
+        A = exact_gguf_matrix(tensors[t["name"]])
         a, b = t.get("rows") or t.get("cols")
         S = A[a:b] if "rows" in t else A[:, a:b]
         X = fmpq_mat([[fmpq(*float(x).as_integer_ratio()) for x in r] for r in S.tolist()])

@@ -133,7 +133,7 @@ def cases2() -> list[tuple[str, object]]:
 
 
 def _triples() -> dict[str, TripleInput]:
-    """Triples (Q, K, V) of the clustering regimes (CLUSTERS.md), one per regime and more;
+    """Triples (Q, K, V) of the clustering regimes (docs/MATH.md, Clustering regimes), one per regime and more;
     the regime each satisfies is derived by hand in its comment."""
     I2, I3 = _m([[1, 0], [0, 1]]), _m([[1, 0, 0], [0, 1, 0], [0, 0, 1]])
     return {

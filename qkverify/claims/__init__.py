@@ -9,7 +9,7 @@ SECTION_MODULES = (
     "balance",       # §2: Lemma 2, Lemma 3, Theorem 3
     "gram",          # Appendix C: Lemma 10
     "random_matrices",  # Appendix A: Corollary 1, Corollary 2, Proposition 5
-    "clusters",      # CLUSTERS.md: QᵀK ≻ 0, good triple (Def 4.1), paranormal V
+    "clusters",      # clustering regimes: QᵀK ≻ 0, good triple (Def 4.1), paranormal V
 )
 
 _loaded = False

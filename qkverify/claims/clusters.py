@@ -1,4 +1,4 @@
-"""CLUSTERS.md (Geshkovski, Letrouit, Polyanskiy, Rigollet, "The emergence of clusters in
+"""Clustering regimes (docs/MATH.md; Geshkovski, Letrouit, Polyanskiy, Rigollet, "The emergence of clusters in
 self-attention dynamics"): the definitions that decide which regime theorem applies to a
 triple (Q, K, V), checked unit by unit (certificate format 2).
 

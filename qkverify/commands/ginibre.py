@@ -1,5 +1,5 @@
 """`qkverify ginibre`: the fraction of real Ginibre matrices whose eigenvalue of largest
-modulus is real, positive and simple (CLUSTERS.md reports about 14% at d = 128), each sample
+modulus is real, positive and simple (the paper reports about 14% at d = 128), each sample
 decided with certified root enclosures, the fraction with a 95% Wilson interval (empirical).
 About one second per sample at d = 128 (exact characteristic polynomial + root isolation)."""
 

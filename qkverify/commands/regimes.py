@@ -1,4 +1,4 @@
-"""`qkverify regimes [FILE | MODEL]`: which clustering regime (CLUSTERS.md) applies.
+"""`qkverify regimes [FILE | MODEL]`: which clustering regime (docs/MATH.md, Clustering regimes) applies.
 
 * FILE, a triple ``{"Q": …, "K": …, "V": …}`` (same number formats as every input):
   V = ±I_d, QᵀK = I_d, QᵀK ≻ 0 (and its symmetric part alone), the spectrum of V, the
@@ -16,16 +16,18 @@ Exit status: 0 decided, 3 something undecided, 2 bad input.
 from __future__ import annotations
 
 import csv
+import io
 import json
 import re
 from pathlib import Path
 
 from .. import certificates
 from ..errors import CertificateExists, QKInputError
+from ..io.outputs import atomic_write_text, ensure_dir, probe_output_dir
 from ._util import print_json
 
 NAME = "regimes"
-HELP = "clustering regimes of a triple (Q, K, V) or of every head of a model (good triples, CLUSTERS.md)"
+HELP = "clustering regimes of a triple (Q, K, V) or of every head of a model (good triples; docs/MATH.md)"
 STATEMENTS = ("clusters_qk_positive_definite", "clusters_good_triple", "clusters_paranormal",
               "clusters_good_triple_multiplicity")
 
@@ -98,6 +100,9 @@ def _run_triple(args, doc) -> int:
     from ..math import regimes as R
 
     inp = input_from_document(doc, "triple", str(args.target))
+    base = Path(args.out) if args.out else Path("regimes") / _slug(Path(args.target).stem)
+    if not args.no_cert:
+        probe_output_dir(base)
     try:
         c = R.classify(R.Triple(inp.Q, inp.K, inp.V))
     except R.Undecided as err:
@@ -148,7 +153,6 @@ def _run_triple(args, doc) -> int:
         "certificates": {},
     }
     if not args.no_cert:
-        base = Path(args.out) if args.out else Path("regimes") / _slug(Path(args.target).stem)
         for st, run in runs.items():
             if isinstance(run, QKInputError):
                 continue
@@ -232,7 +236,7 @@ def _run_model(args) -> int:
         raise QKInputError("--jobs must be at least 1")
     layers = parse_layers(args.layers)
     model = open_value_model(args.target, pre_norm_qk=args.pre_norm_qk)
-    out = Path(args.out) if args.out else Path("regimes") / _slug(model.name)
+    out = probe_output_dir(Path(args.out) if args.out else Path("regimes") / _slug(model.name))
     rows, certs = [], {}
 
     def done(row, cert):
@@ -265,12 +269,13 @@ def _run_model(args) -> int:
         with ProcessPoolExecutor(args.jobs) as pool:
             for row, cert in pool.map(_classify, heads, chunksize=1):
                 done(row, cert)
-    out.mkdir(parents=True, exist_ok=True)
-    with open(out / "regimes.csv", "w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
-        w.writerow(CSV_COLUMNS)
-        for r in rows:
-            w.writerow(["" if r.get(k) is None else r.get(k) for k in CSV_COLUMNS])
+    ensure_dir(out)
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(CSV_COLUMNS)
+    for r in rows:
+        w.writerow(["" if r.get(k) is None else r.get(k) for k in CSV_COLUMNS])
+    atomic_write_text(out / "regimes.csv", buf.getvalue())
     good = sum(1 for r in rows if r["good_triple"] is True)
     top = sum(1 for r in rows if r["top_condition"] is True)
     und = sum(1 for r in rows if r["good_triple"] is None)
@@ -289,8 +294,7 @@ def _run_model(args) -> int:
         undecided = [o.reason for o in st.values() if o.status == "undecided"]
         if undecided:
             summary["kernel_note"] = undecided[0][:200]
-    (out / "regimes.json").write_text(json.dumps({"summary": summary, "heads": rows}, indent=1, default=str) + "\n",
-                                      encoding="utf-8")
+    atomic_write_text(out / "regimes.json", json.dumps({"summary": summary, "heads": rows}, indent=1, default=str) + "\n")
     if args.json:
         print_json({"summary": summary, "heads": rows})
     else:

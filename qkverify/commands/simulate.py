@@ -1,4 +1,4 @@
-"""`qkverify simulate`: the self-attention dynamics of CLUSTERS.md in floating point
+"""`qkverify simulate`: the self-attention dynamics of docs/MATH.md (Clustering regimes) in floating point
 (evidence: empirical).  Three modes:
 
 * default: one run from given or random (Q, K, V) and tokens -- forward Euler (the layer
@@ -39,8 +39,8 @@ def add_arguments(p) -> None:
                    help="final time T (default 10; 30 for --theorem-2-1; 40 for --example-d2)")
     p.add_argument("--cluster-tol", type=float, default=1e-3,
                    help="clusters: tokens closer than this times max(1, max norm) are one cluster (default 1e-3)")
-    p.add_argument("--png", default=None, help="picture (default simulate.png; none for --theorem-2-1)")
-    p.add_argument("--no-png", action="store_true", help="no picture")
+    p.add_argument("--out", default="simulate", help="folder of the picture and result.json (default simulate/)")
+    p.add_argument("--no-png", action="store_true", help="no picture, nothing written")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--theorem-2-1", dest="thm21", action="store_true",
                    help="the d = 1 check of Theorem 2.1 over --samples random initial conditions per n in --ns")
@@ -62,6 +62,26 @@ def _matrix(path: str, what: str) -> np.ndarray:
     if a.ndim != 2 or not np.all(np.isfinite(a)):
         raise QKInputError(f"{path}: {what} must be a finite 2-d array, got shape {a.shape}")
     return a
+
+
+def _outputs(args, stem: str):
+    """(png path or None): the output folder is checked before any work."""
+    if args.no_png:
+        return None
+    from ..io.outputs import probe_output_dir
+
+    return probe_output_dir(args.out) / f"{stem}.png"
+
+
+def _save_json(args, stem: str, doc: dict) -> None:
+    if args.no_png:
+        return
+    import json
+
+    from ..io.outputs import atomic_write_text, ensure_dir
+
+    ensure_dir(args.out)
+    atomic_write_text(Path(args.out) / f"{stem}.json", json.dumps(doc, indent=1, default=float) + "\n")
 
 
 def run(args) -> int:
@@ -107,6 +127,7 @@ def _single(args) -> int:
         x0 = rng.standard_normal((args.n, d))
     dt = args.dt or 0.01
     T = args.horizon or 10.0
+    png = _outputs(args, "simulate")
     try:
         tr = D.simulate(x0, Q, K, V, dt, T, args.method, args.coords)
     except ValueError as err:
@@ -121,10 +142,10 @@ def _single(args) -> int:
            "Q": Q.tolist(), "K": K.tolist(), "V": V.tolist()}
     if not np.all(np.isfinite(final)):
         out["warning"] = "the tokens overflowed: shorten --horizon or use --coords z"
-    png = None if args.no_png else Path(args.png or "simulate.png")
     if png is not None:
         D.plot(tr, png, f"{source}; clusters at tol {args.cluster_tol:g}: {out['clusters']}")
         out["png"] = str(png)
+        _save_json(args, "simulate", out)
     if args.json:
         print_json(out)
         return 0
@@ -150,12 +171,18 @@ def _thm21(args) -> int:
     if not ns or min(ns) < 2 or args.samples < 1:
         raise QKInputError("--ns needs token counts ≥ 2 and --samples at least 1")
     dt, T = args.dt or 0.05, args.horizon or 30.0
+    if not args.no_png:
+        from ..io.outputs import probe_output_dir
+
+        probe_output_dir(args.out)
     rows = [low_rank_1d(n, args.samples, args.seed + n, dt, T, args.tol, args.method) for n in ns]
     ok = all(r.passed == r.samples for r in rows)
+    doc = {"evidence": "empirical", "theorem": "Theorem 2.1", "dt": dt, "horizon": rows[0].horizon,
+           "method": args.method, "tol": args.tol, "seed": args.seed, "rows": [r.__dict__ for r in rows],
+           "all_pass": ok}
+    _save_json(args, "theorem_2_1", doc)
     if args.json:
-        print_json({"evidence": "empirical", "theorem": "Theorem 2.1", "dt": dt, "horizon": rows[0].horizon,
-                    "method": args.method, "tol": args.tol, "seed": args.seed,
-                    "rows": [r.__dict__ for r in rows], "all_pass": ok})
+        print_json(doc)
         return 0 if ok else 1
     print(f"Theorem 2.1 (d = 1), empirical: x_i(0) i.i.d. N(0, 1), V and QK uniform in [1/2, 2] per sample; "
           f"{args.method} in z, Δt = {dt:g}, T = {rows[0].horizon:g}; a row counts as e_1 / e_n within {args.tol:g}; "
@@ -178,14 +205,15 @@ def _ex2(args) -> int:
     if not args.eps > 0:
         raise QKInputError("--eps must be positive")
     dt, T = args.dt or 0.01, args.horizon or 40.0
+    png = _outputs(args, "example_d2")
     r = D.example_d2(args.eps, dt, T, args.method)
-    png = None if args.no_png else Path(args.png or "example_d2.png")
     if png is not None:
         I = np.eye(2)
         tr = D.simulate(np.array([[1.0, args.eps], [1.0, -args.eps]]), I, I, I, dt, T, args.method, "z")
         D.plot(tr, png, f"x1 = (1, {args.eps:g}), x2 = (1, −{args.eps:g}), Q = K = V = I")
         r["png"] = str(png)
     r["evidence"] = "empirical (floating-point simulation)"
+    _save_json(args, "example_d2", r)
     if args.json:
         print_json(r)
         return 0

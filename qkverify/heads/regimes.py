@@ -1,4 +1,4 @@
-"""The paper's real-model check (CLUSTERS.md, §11.2 of Geshkovski et al.) on any model the
+"""The paper's real-model check (§11.2 of Geshkovski et al.; docs/MATH.md) on any model the
 loaders read: per head m, is (W_Q^m, W_K^m, V_m = W_O[:, m]·W_V[m, :]) a good triple?
 
 Each head is evaluated by the per-unit checks of Definition 4.1 (``claims/clusters.py``)

@@ -11,7 +11,7 @@ like the JSON keys):
 * ``{"W_Q": …, "W_K": …}`` (n x N each)   -> HeadInput
 * ``{"L": …, "U": …}``                    -> OrthoInput    (U rational orthogonal)
 * ``{"model": "iid" | "qk", "N": …, …}``  -> LawInput      (claims on random matrices)
-* ``{"Q": …, "K": …, "V": …}``            -> TripleInput   (Q, K k x d, V d x d; CLUSTERS.md)
+* ``{"Q": …, "K": …, "V": …}``            -> TripleInput   (Q, K k x d, V d x d; docs/MATH.md)
 
 Strict: a key (or ``.npz`` array) that the shape does not have is refused
 (naming it), as is a repeated JSON key.  Every shape also accepts the
@@ -147,7 +147,7 @@ class FiberInput:
 
 @dataclass(frozen=True)
 class TripleInput:
-    """A triple (Q, K, V) of the self-attention dynamics (CLUSTERS.md): Q, K rational k x d,
+    """A triple (Q, K, V) of the self-attention dynamics (docs/MATH.md, Clustering regimes): Q, K rational k x d,
     V rational d x d; the score of tokens x, y is ⟨Qx, Ky⟩ (no 1/√d: absorbed into Q)."""
 
     Q: fmpq_mat

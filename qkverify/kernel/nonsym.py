@@ -1,4 +1,4 @@
-"""Witness checkers for the clustering regimes (CLUSTERS.md): the complex spectrum of a
+"""Witness checkers for the clustering regimes (docs/MATH.md, Clustering regimes): the complex spectrum of a
 non-symmetric rational matrix, an eigenvector, the dimension of an eigenspace, and the
 definiteness of a symmetric matrix.  Each returns a typed fact or raises Invalid."""
 

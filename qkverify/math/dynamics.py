@@ -1,4 +1,4 @@
-"""Self-attention dynamics (CLUSTERS.md), simulated in floating point: *empirical* evidence.
+"""Self-attention dynamics (docs/MATH.md, Clustering regimes), simulated in floating point: *empirical* evidence.
 
 Tokens x_1..x_n ∈ R^d move by ẋ_i = Σ_j P_ij(t) V x_j with the row-stochastic softmax
 P_ij = exp⟨Qx_i, Kx_j⟩ / Σ_l exp⟨Qx_i, Kx_l⟩.  The rescaled tokens z_i = e^{−tV}x_i move by

@@ -1,6 +1,6 @@
 """How often is the top eigenvalue of a random real matrix real, positive and simple?
 
-CLUSTERS.md: about 14% of real Ginibre matrices at d = 128 satisfy the top-eigenvalue
+The paper: about 14% of real Ginibre matrices at d = 128 satisfy the top-eigenvalue
 condition of a good triple (unconfirmed).  Here each sample is decided *certified*:
 G = Z / 2^b with Z the integer matrix of i.i.d. standard Gaussians rounded to the grid
 2^-b (a real Ginibre matrix up to that rounding; the scale does not matter, the condition is

@@ -1,6 +1,6 @@
 """The spectral facts behind the clustering regimes of self-attention dynamics.
 
-Source: CLUSTERS.md (Geshkovski, Letrouit, Polyanskiy, Rigollet, arXiv
+Source: docs/MATH.md, Clustering regimes (Geshkovski, Letrouit, Polyanskiy, Rigollet, arXiv
 2305.05465).  A triple (Q, K, V) -- Q, K of shape k × d, V of shape d × d, all
 rational -- falls under one of the paper's four regimes:
 

@@ -1,4 +1,4 @@
-"""Value and output projections per head, for the clustering regimes (CLUSTERS.md).
+"""Value and output projections per head, for the clustering regimes (docs/MATH.md, Clustering regimes).
 
 The paper's real-model check builds, per head m, the value matrix
 V_m = W_O[:, block m] · W_V[block m, :] (d_model × d_model, rank ≤ d_head; biases

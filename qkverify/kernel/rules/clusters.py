@@ -1,4 +1,4 @@
-"""CLUSTERS.md (Geshkovski, Letrouit, Polyanskiy, Rigollet): the regime definitions on a
+"""Clustering regimes (docs/MATH.md; Geshkovski, Letrouit, Polyanskiy, Rigollet): the regime definitions on a
 rational triple (Q, K, V), and the good-triple check on a real head's value circuit
 X = W_V·W_O read from its weights (φ₁ = W_O ψ for an eigenvector ψ of X)."""
 
