@@ -400,7 +400,7 @@ def test_cli_regimes_triple_json(tmp_path):
     doc = json.loads(out)
     assert [r["theorem"] for r in doc["regimes"]] == ["Theorem 4.2"]
     assert doc["good_triple"] == {"value": True, "evidence": "exact"}
-    assert doc["top_eigenvalue"]["value"]["value"] == {"exact": "2"}
+    assert doc["top_eigenvalue"]["value"] == {"exact": "2"} and doc["top_eigenvalue"]["evidence"] == "exact"
     assert doc["qk_phi1"] == {"value": {"exact": "1"}, "evidence": "exact"}
     assert len(list((tmp_path / "c").glob("*.json"))) == 4
     code, out, err = run_cli("verify", str(tmp_path / "c"))

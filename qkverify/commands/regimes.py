@@ -133,9 +133,13 @@ def _run_triple(args, doc) -> int:
         "regimes": regimes,
         "good_triple": {"value": c.good_triple, "evidence": rec["clusters.good_triple"].result.evidence
                         if "clusters.good_triple" in rec else ev_top},
-        "top_eigenvalue": {"condition": c.top is not None, "value": val("clusters.top_eigenvalue"),
-                           "evidence": ev_top},
-        "qk_phi1": val("clusters.qk_phi1"),
+        "top_eigenvalue": {"condition": c.top is not None,
+                           "value": (val("clusters.top_eigenvalue") or {"value": None})["value"],
+                           "root": _root(c), "evidence": ev_top},
+        "qk_phi1": val("clusters.qk_phi1") or {
+            "value": None, "evidence": ev_top if c.top is None else "undecided",
+            "reason": "the top eigenvalue is not real, positive and simple" if c.top is None
+            else "the enclosures do not decide"},
         "V_identity": {"value": c.V_identity, "evidence": "exact"},
         "V_minus_identity": {"value": c.V_minus_identity, "evidence": "exact"},
         "qk_identity": {"value": c.qk_identity, "evidence": "exact"},
@@ -169,6 +173,17 @@ def _run_triple(args, doc) -> int:
     return 3 if c.good_triple is None or (par is None) else 0
 
 
+def _root(c) -> dict | None:
+    """λ₁ exactly: a rational, or the square-free factor of the characteristic polynomial it is
+    a root of, with an isolating interval."""
+    if c.top is None:
+        return None
+    if c.top.exact is not None:
+        return {"exact": str(c.top.exact)}
+    g = c.spectrum.factors[c.top.factor][0]
+    return {"poly": [str(x) for x in g.coeffs()], "interval": [str(c.top.lo), str(c.top.hi)]}
+
+
 def _columns(X) -> list[list[str]] | None:
     """Basis vectors (the columns of X) as rows of exact strings."""
     if X is None:
@@ -199,8 +214,9 @@ def _print_triple(o: dict) -> None:
                                              for e in o["eigenvalues"]))
     t = o["top_eigenvalue"]
     print(f"  top eigenvalue real, positive, simple: {_yn(t['condition'])} [{t['evidence']}]"
-          + (f"; λ₁ = {_show(t['value'])}" if t["value"] else ""))
-    print(f"  ⟨Qφ₁, Kφ₁⟩ (unit φ₁): {_show(o['qk_phi1'])}")
+          + (f"; λ₁ = {_show({'value': t['value'], 'evidence': t['evidence']})}" if t["value"] else ""))
+    q1 = o["qk_phi1"]
+    print(f"  ⟨Qφ₁, Kφ₁⟩ (unit φ₁): " + (_show(q1) if q1["value"] else f"— ({q1['reason']})"))
     print(f"  good triple: {_yn(o['good_triple']['value'])} [{o['good_triple']['evidence']}]")
     p = o["paranormal"]
     if p is None:
