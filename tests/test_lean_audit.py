@@ -184,13 +184,13 @@ def test_skeleton_loader_is_strict(tmp_path):
 # ---------------------------------------------------------------- statuses and counts
 
 def test_real_counts_today(entries, skeleton):
-    """The counts on main as they are (Def A1, Lemma 5, Def 6, Theorem 4, Theorem 3
-    ported).  Update when checks and certificates land."""
+    """The counts as they are (Def A1, Lemma 5, Def 6, Theorem 4, Theorem 3, Lemma 2, Lemma 3,
+    Lemma 4, profile_conj, Prop 4, Appendices B and C with Lemma 10, Lemma 6, Theorem 5 ported)."""
     rep = run_lean_audit(entries, read_decls(), skeleton[0])
     assert rep["counts"] == {"declarations": 177, "theorems": 124, "definitions": 53,
-                             "checked": 27, "computed": 16, "mapped_only": 134}
+                             "checked": 114, "computed": 37, "mapped_only": 26}
     assert rep["failures"] == [] and rep["exit"] == 0
-    assert rep["sources"]["registered_checks"] == 51
+    assert rep["sources"]["registered_checks"] == 159   # 151 Lean declarations + 8 CLUSTERS.md check units
     # the CLUSTERS.md check units are counted apart from the 177 Lean declarations
     assert rep["check_unit_counts"] == {"check_units": 14, "checked": 0, "computed": 8, "mapped_only": 6}
 
@@ -277,7 +277,7 @@ def test_unresolved_references_fail(entries, skeleton):
     ]
     rep = _audit(entries, skeleton, claims=[])
     assert "lean_map/rank_balance.toml: checker 'rank_balance' names no registered claim" in rep["failures"]
-    assert len(rep["failures"]) == 18  # 14 SPEC.md checkers + 4 CLUSTERS.md ones
+    assert len(rep["failures"]) == 25   # every statement with a checker (21 SPEC.md, 4 CLUSTERS.md; none registered)
 
 
 def test_scan_certificates_reads_format_2_only(tmp_path):
@@ -352,18 +352,19 @@ def test_cli_text_counts_first(capsys):
     assert main(["lean-audit"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("lean-audit: 177 Lean declarations in 40 lean_map files; blueprint qkverify/data/blueprint.json")
-    assert out[2:5] == ["checked       27 of 124 theorems and lemmas",
-                        "computed      16 of 53 definitions",
-                        "mapped only  134 of 177 declarations"]
-    assert any(l.split()[:3] == ["profile_rank_one", "theorem", "mapped"] for l in out)
+    assert out[2:5] == ["checked      114 of 124 theorems and lemmas",
+                        "computed      37 of 53 definitions",
+                        "mapped only   26 of 177 declarations"]
+    assert any(l.split()[:4] == ["accumulation", "theorem", "checked", "empirical"] for l in out)
+    assert any(l.split()[:4] == ["profile_rank_one", "theorem", "checked", "exact"] for l in out)
     assert any(l.split()[:4] == ["profile_sum_eq_one", "theorem", "checked", "exact"] for l in out)
-    assert out[-1] == "Result: nothing fails; 27 checked, 16 computed, 134 only mapped."
+    assert out[-1] == "Result: nothing fails; 114 checked, 37 computed, 26 only mapped."
 
 
 def test_cli_json_shape(capsys):
     assert main(["lean-audit", "--json"]) == 0
     rep = json.loads(capsys.readouterr().out)
-    assert rep["counts"]["mapped_only"] == 134 and rep["exit"] == 0
+    assert rep["counts"]["mapped_only"] == 26 and rep["exit"] == 0
     assert len(rep["declarations"]) == 177
     for r in rep["declarations"]:
         assert {"name", "kind", "status", "evidence", "certificates", "blueprint", "statement"} <= set(r)
@@ -380,7 +381,7 @@ def test_cli_json_shape(capsys):
 
 def test_cli_require_checked(capsys):
     assert main(["lean-audit", "--require-checked"]) == 1
-    assert "Result: FAILED (--require-checked: 134 declaration(s) only mapped)." in capsys.readouterr().out
+    assert "Result: FAILED (--require-checked: 26 declaration(s) only mapped)." in capsys.readouterr().out
 
 
 def test_cli_custom_decls_and_blueprint(tmp_path, capsys):

@@ -39,6 +39,13 @@ CHECKED = {
     "rank_balance": ("Lemma 3", ("rank_le_n",)),
     "heads_have_balanced_attention": ("Theorem 3", ("stacked_surjective",)),
     "GramForm.charpoly_roots_filter_ne_zero": ("Lemma 10", ("M_surjective", "n_ge_1")),
+    "MemLambdaSet": ("Definition (Appendix B)", ()),
+    "pairingScore_eq": ("Lemma 7", ("mem_Lambda",)),
+    "pairingScore_eq_one_iff": ("Lemma 8", ("mem_Lambda",)),
+    "statO": ("Definition (Appendix C)", ()),
+    "statO_eq_tsum_odd_moments": ("Lemma 9", ("mem_Lambda", "spectrum_of_symmetric")),
+    "proportional_lobes": ("Lemma 6", ("positive", "finite_nonzero_second_moment", "positive_scales")),
+    "accumulation": ("Theorem 5", ("two_n_le_k", "positive_lobes", "finite_nonzero_second_moment", "positive_scales")),
     "pairing_bound": ("Lemma 2", ("lamPlus_ne_zero",)),
     "integral_frobSq_iid": ("Corollary 1", ("mean_zero", "common_variance", "sigma_ne_zero", "gaussian")),
     "integral_frobSq_qk": ("Corollary 2", ("mean_zero", "variances_nonzero")),
@@ -81,7 +88,11 @@ PINNED_BINDERS = {
     "Appendices.GramForm.exists_isSortedNormalizedNonzeroSpectrum": [("hM", "stacked_surjective")],
     "Appendices.GramForm.statO_eq_trace": [("hM", "stacked_surjective"), ("hn", "n_pos"),
                                            ("h", "sorted_normalized_spectrum")],
-    "Appendices.trace_eq_statR": [("hS", "is_symmetric"), ("h", "mem_Lambda"), ("hσ", "eigenvalues_perm_eq")],
+    "Appendices.trace_eq_statR": [("hS", "S_symmetric"), ("h", "mem_Lambda"), ("hσ", "eigenvalues_perm_eq")],
+    "Appendices.GramForm.isSortedNormalizedNonzeroSpectrum_unique": [("h", "sorted_normalized_spectrum"),
+                                                                     ("h'", "sorted_normalized_spectrum_of_S")],
+    "Appendices.MainText.profile_of_spectrum": [("hk", "two_n_le_k"), ("hS", "S_symmetric"), ("hx", "x_pos"),
+                                                ("hy", "y_pos"), ("hroots", "spectrum_eq")],
     "Appendices.integral_frobSq_iid": [("hMemLp", "memLp_two"), ("hVar", "second_moment_eq_sigma_sq")],
     "Appendices.integral_frobSq_symPart_div_integral_frobSq_iid": [
         ("hIndep", "entries_independent"), ("hMemLp", "memLp_two"), ("hMean", "mean_zero"),
@@ -301,7 +312,7 @@ def test_issue9_data_fixes(entries):
     text = "\n".join(p.read_text(encoding="utf-8") for p in DEFAULT_MAP_DIR.glob("*.toml"))
     assert "m_ge_1" not in text                       # invented hypothesis removed
     assert "iota_map" not in text and "mirror /" not in text   # code names that do not exist
-    assert "tail bounds" not in text                  # a series checker that does not exist
+    assert "qkverify/claims/moments.py" in text       # the series checker with tail bounds now exists
     assert "outside |λ_i| < 1" not in text            # misstated x/0 convention
     assert entries["MemLambdaSet"].hypotheses == () and entries["statO"].hypotheses == ()
     assert any("±1" in c for c in entries["statO"].conventions)

@@ -84,35 +84,6 @@ def _probe(claim_id, hyp, tmp_path):
     return r
 
 
-def test_probe_prop4_set_equality_needs_N_ge_2(tmp_path):
-    r = _probe("profile_rank_one", "N_ge_2", tmp_path)
-    L = r.counterexample["L"]
-    assert len(L) == 1 and L[0][0] != "0"
-
-
-def test_probe_lemma3_rank_above_n(tmp_path):
-    r = _probe("rank_balance", "rank_le_n", tmp_path)
-    L = fmpq_mat([[fmpq(x) for x in row] for row in r.counterexample["L"]])
-    assert L.nrows() == 2 and r.counterexample["n"] == 1 and rank(L) == 2
-
-
-@pytest.mark.parametrize("claim_id", ["integral_frobSq_iid", "expected_symmetric_energy_low_rank_qk"])
-def test_probe_expectation_of_ratio_needs_gaussian(claim_id, tmp_path):
-    from qkverify.math import baselines as B
-
-    r = _probe(claim_id, "gaussian", tmp_path)
-    ce = r.counterexample
-    law = B.parse_law(ce["law"] if "law" in ce else ce["law_K"])
-    assert isinstance(law, B.FiniteLaw) and law.mean() == 0 and not law.is_symmetric()
-    assert ce["N"] == 2
-
-
-def test_probe_reports_not_shown_necessary(tmp_path):
-    rows = {r.hypothesis: r for r in probe_claim(get("expected_symmetric_energy_low_rank_qk"),
-                                                 budget=30, out_dir=tmp_path)}
-    r = rows["n_le_N"]
-    assert r.status == NOT_SHOWN and "does not show" in r.reason
-    assert "unnecessary" not in r.status
 
 
 # ---- strategies ------------------------------------------------------------------

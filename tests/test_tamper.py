@@ -2,11 +2,11 @@
 
 For every certificate under ``certificates/`` (or, when that directory is
 empty, certificates generated here by the producers through the audit
-suite), plus a few random-matrix (law) certificates generated here because
-the audit suite has no law inputs yet, every numeric field, boolean and verdict/evidence field is mutated
+suite), every numeric field, boolean and verdict/evidence field is mutated
 one at a time and the mutated document is re-verified.  The kernel must
 reject every mutation that changes the certificate's meaning; the rejection
-rate is printed and must be 100%.
+rate is printed and must be 100%.  (Random-matrix certificates are format 2:
+their mutations are tested in tests/test_laws.py.)
 
 Mutations (deterministic):
 
@@ -40,15 +40,14 @@ each with the reason it does not change what the certificate asserts:
   √(ln(2/δ)/(2n)), the interval still lies in [0, 1] and is at least 2·h wide
   unless clipped): they depend on the samples, which a certificate does not
   carry; the kernel reports them as not re-checked (status "partial").
-* ``input.n`` for claims that do not read n (every claim except Lemma 3,
-  ``rank_balance``, and the head claims, where n is the number of rows of
-  W_Q): the suite records the head dimension beside every matrix, but the
-  claim's statement does not involve it.
+* ``input.n`` of a matrix input (no remaining format-1 claim on matrices
+  reads n; for the head claims n is the number of rows of W_Q): the suite
+  records the head dimension beside every matrix, but the claim's statement
+  does not involve it.
 * ``same certificate for the mutated input``: a mutated *input* entry after
   which the producer, re-run on the new input, writes exactly the mutated
   certificate (same verdict, evidence, convention, values and witnesses):
-  the certificate is a true statement about a different input (e.g. Lemma 2
-  on any positive semidefinite S has 𝒫 = ρ = bound = gap = 0).
+  the certificate is a true statement about a different input.
 * ``alternative valid proof``: a mutated proof-internal witness field (LDLᵀ
   factors, permutation, rank minor indices / left-kernel vectors / kernel
   columns, the scale D, the basis of a Gram-matrix witness) after which the
@@ -87,8 +86,6 @@ _RAT = re.compile(r"^(-?[0-9]+)(?:/([0-9]+))?$")
 _DEC = re.compile(r"^(-?)([0-9]+)\.([0-9]+)$")
 VERDICTS = ("holds", "fails", "undecided")
 EVIDENCE = ("exact", "certified", "empirical")
-#: claims whose conclusion reads input.n
-USES_N = {"rank_balance"}
 
 
 # ---------------------------------------------------------------------------
@@ -102,30 +99,6 @@ def _generated(tmp: Path) -> list[tuple[str, dict]]:
     return [(str(p.relative_to(tmp)), json.loads(p.read_text())) for p in sorted(tmp.rglob("*.json"))]
 
 
-#: random-matrix (law) inputs: not in the audit suite yet, so generated here
-LAW_CASES = (
-    ("integral_frobSq_iid", {"model": "iid", "N": 2, "law": "rademacher"}),
-    ("integral_frobSq_iid", {"model": "iid", "N": 2, "grid": [["rademacher", "lazy"], ["skewed", "rademacher"]]}),
-    ("integral_frobSq_iid", {"model": "iid", "N": 2, "law": "gaussian"}),
-    ("integral_frobSq_qk", {"model": "qk", "N": 2, "n": 1, "law_K": "rademacher", "law_Q": "skewed"}),
-    ("expected_symmetric_energy_low_rank_qk", {"model": "qk", "N": 2, "n": 1, "law_K": "lazy", "law_Q": "rademacher"}),
-)
-
-
-def law_certificates() -> list[tuple[str, dict]]:
-    from qkverify import certificates as C
-    from qkverify.claims.random_matrices import LawInput
-    from qkverify.claims.registry import get
-
-    out = []
-    for i, (cid, doc) in enumerate(LAW_CASES):
-        inp = LawInput.from_document(doc)
-        claim = get(cid)
-        cert = C.build(claim, inp.to_json(), claim.conclusion(inp), name=f"law_{i}")
-        out.append((f"<generated>/{cid}/law_{i}", json.loads(C.canonical_bytes(cert))))
-    return out
-
-
 @pytest.fixture(scope="module")
 def certificates(tmp_path_factory) -> list[tuple[str, dict]]:
     files = sorted(CERT_DIR.rglob("*.json")) if CERT_DIR.is_dir() else []
@@ -137,11 +110,7 @@ def certificates(tmp_path_factory) -> list[tuple[str, dict]]:
     shipped = [(n, d) for n, d in shipped if isinstance(d, dict) and "claim" in d]
     if not shipped:
         shipped = _generated(tmp_path_factory.mktemp("certs"))
-    try:
-        extra = law_certificates()
-    except ImportError:  # the random-matrix claims are not installed
-        extra = []
-    return shipped + extra
+    return shipped
 
 
 # ---------------------------------------------------------------------------
@@ -180,8 +149,6 @@ def _interval_kind(doc, path) -> str | None:
         w = doc["witnesses"][path[1]]
         if w.get("kind") == "enclosure" or (w.get("kind") == "fiber_decomposition" and not w.get("exact")):
             return "enclosure"
-    if path[0] == "values" and doc["claim"]["id"] == "pairing_bound":
-        return "enclosure"
     return None
 
 
@@ -228,11 +195,8 @@ def mutations(doc: dict):
             meta = "meta"
         if path[0] == "witnesses" and len(path) > 2 and path[2] == "search":
             meta = "meta"  # search provenance (budget, seed, counts): how the input was found
-        if path == ("input", "n") and doc["claim"]["id"] not in USES_N and doc["input"]["kind"] not in ("head", "law"):
+        if path == ("input", "n") and doc["input"]["kind"] not in ("head", "law"):
             meta = "meta"
-        if "monte_carlo" in path and any(k in path for k in ("mean_S", "mean_T", "zero_samples", "interval_S",
-                                                              "interval_T", "halfwidth_upper")):
-            meta = "meta"  # sample statistics: not re-checkable without the samples (evidence 'empirical')
         if isinstance(val, bool):
             out.append((path, f"flip {val}", _set(doc, path, not val), meta))
         elif isinstance(val, int):
@@ -280,12 +244,7 @@ def _producer_agrees(mutated: dict) -> bool:
     try:
         claim = get(mutated["claim"]["id"])
         doc = {k: v for k, v in mutated["input"].items() if k != "kind"}
-        if claim.input_kind == "law":
-            from qkverify.claims.random_matrices import LawInput
-
-            inp = LawInput.from_document(doc)
-        else:
-            inp = input_from_document(doc, claim.input_kind)
+        inp = input_from_document(doc, claim.input_kind)
         res = claim.conclusion(inp)
     except Exception:  # the producer refuses the input: not the same certificate
         return False
@@ -447,8 +406,7 @@ def test_every_shipped_certificate_is_valid(certificates):
     bad = []
     for name, doc in certificates:
         out = verifier.verify_document(doc, name)
-        if out.status not in ("valid", "partial") or (out.status == "partial" and doc["evidence"] != "empirical"
-                                                     and doc["input"]["kind"] != "law"):
+        if out.status not in ("valid", "partial") or (out.status == "partial" and doc["evidence"] != "empirical"):
             bad.append(out.line())
     assert not bad, "\n".join(bad)
 

@@ -13,7 +13,9 @@ import random
 
 from flint import fmpq, fmpq_mat
 
-from ..io.inputs import FiberInput, HeadInput, LawInput, MatrixInput, OrthoInput, TripleInput
+from ..io.inputs import (FamilyInput, FiberInput, HeadInput, LawInput, LobesInput, MatrixInput, OrthoInput,
+                         RankOneInput, RhoInput, SubspaceInput, ThetaPointInput, TripleInput,
+                         VectorInput)
 from ..exact.matrix import cayley_orthogonal, random_antisymmetric
 
 
@@ -68,21 +70,33 @@ def _ortho() -> dict[str, OrthoInput]:
     return out
 
 
-#: Appendix A inputs: finite laws (exact enumeration) and Gaussian laws
-#: (moments exact, expectation of the ratio by Monte Carlo: empirical)
+#: Appendix A inputs: finite laws (exact enumeration), Gaussian laws (moments exact,
+#: the expectation of a ratio by the deterministic Monte Carlo: empirical), and laws
+#: that differ from entry to entry with one second moment per matrix
+_SPREAD = {"-2": "1/8", "0": "3/4", "2": "1/8"}  # mean 0, second moment 1, not Rademacher
+#: the audit's Monte Carlo: 4000 samples at δ = 1/1000 (Hoeffding half-width 0.031); with 8 to 12
+#: Gaussian entries per sample 0.15 to 0.35 s of CPU to draw and as long for the kernel to re-draw,
+#: paid again each time lean-audit or a test re-checks the shipped certificates
+#: (`qkverify check` defaults to 10000 samples at 10⁻⁶: 0.4 to 0.8 s)
+_MC = {"sampler": "mt19937-boxmuller/1", "samples": 4000, "delta": "1/1000", "seed": 0}
 LAWS = {
     "iid_gaussian_N3": {"model": "iid", "N": 3, "law": "gaussian"},
     "iid_rademacher_N2": {"model": "iid", "N": 2, "law": "rademacher"},
+    "iid_per_entry_unit_variance_N2": {"model": "iid", "N": 2,
+                                       "grid": [["rademacher", "gaussian"], [_SPREAD, "rademacher"]]},
     "qk_rademacher_n2_N2": {"model": "qk", "n": 2, "N": 2, "law_K": "rademacher", "law_Q": "rademacher"},
     "qk_skewed_n1_N2": {"model": "qk", "n": 1, "N": 2, "law_K": "skewed", "law_Q": "skewed"},
+    "qk_per_entry_n1_N2": {"model": "qk", "n": 1, "N": 2, "law_K": [["rademacher", "gaussian"]],
+                           "law_Q": [["skewed", "gaussian:2"]]},
     "qk_gaussian_n1_N4": {"model": "qk", "n": 1, "N": 4, "law_K": "gaussian", "law_Q": "gaussian"},
     "qk_gaussian_n2_N3": {"model": "qk", "n": 2, "N": 3, "law_K": "gaussian", "law_Q": "gaussian"},
+    "qk_gaussian_vK2_vQhalf_n2_N2": {"model": "qk", "n": 2, "N": 2, "law_K": "gaussian:2", "law_Q": "gaussian:1/2"},
 }
 
 
 def _laws() -> dict:
 
-    return {name: LawInput.from_document(doc, name) for name, doc in LAWS.items()}
+    return {name: LawInput.from_document(dict(doc, monte_carlo=_MC), name) for name, doc in LAWS.items()}
 
 
 def cases() -> list[tuple[str, object]]:
@@ -113,11 +127,84 @@ def _heads_in_basis() -> dict[str, HeadInput]:
     return {"head_nondegenerate_N5_n2_basis": HeadInput(h.W_Q, h.W_K, B=B)}
 
 
+def _section_2_3() -> dict[str, object]:
+    """Inputs of Lemma 3's subspace form (n = 0 included), exists_orthogonal_cols,
+    profile_smul_vecMulVec and the ⊇ direction of profiles_rank_one_eq_Theta."""
+    q = lambda *xs: tuple(fmpq(*map(int, x.split("/"))) if isinstance(x, str) else fmpq(x) for x in xs)  # noqa: E731
+    head = _heads()["head_nondegenerate_N5_n2"]
+    return {
+        # Lemma 3: L = 0 with n = 0 (rank 0 ≤ 0: S has no positive or negative eigenvalue)
+        "zero_matrix_n0": MatrixInput(_m([[0, 0], [0, 0]]), 0),
+        # S = diag(2, −1) is positive definite on span(e₀): dim 1 ≤ n = 2
+        "subspace_diag_2_m1": SubspaceInput(_m([[2, 0], [0, -1]]), 2, _m([[1, 0]])),
+        # L = e₀e₁ᵀ (rank 1): S = ½(e₀e₁ᵀ + e₁e₀ᵀ) is positive on span(1, 1): dim 1 ≤ 1
+        "subspace_nilpotent_e12": SubspaceInput(_m([[0, 1], [0, 0]]), 1, _m([[1, 1]])),
+        # a head's L (rank ≤ 2): S is positive definite on span(e₀, e₄): dim 2 ≤ n = 2
+        "subspace_head_N5_n2": SubspaceInput(head.L, 2, _m([[1, 0, 0, 0, 0], [0, 0, 0, 0, 1]])),
+        # rational orthonormal families (exists_orthogonal_cols)
+        "family_N3_one": FamilyInput(_m([["1/3", "2/3", "2/3"], [0, 0, 0], [0, 0, 0]]), (0,)),
+        "family_N3_two": FamilyInput(_m([["1/3", "2/3", "2/3"], ["2/3", "1/3", "-2/3"], [0, 0, 0]]), (0, 1)),
+        "family_N4_gap": FamilyInput(_m([[0, 0, 0, 0], ["1/2", "1/2", "1/2", "1/2"], [0, 0, 0, 0],
+                                         ["1/2", "-1/2", "1/2", "-1/2"]]), (1, 3)),
+        # s·u vᵀ with unit u, v: t = 3/5 (8/25, 8/25, 9/25, 0); t = −2/3 (5/18, 5/18, 0, 4/9); t = 0
+        "uv_3_4_5": RankOneInput(q("3/5", "4/5"), q(1, 0), fmpq(2)),
+        "uv_negative_t": RankOneInput(q(0, 1, 0), q("2/3", "-2/3", "1/3"), fmpq(1, 2)),
+        "uv_orthogonal": RankOneInput(q(1, 0), q(0, 1), fmpq(1)),
+        # points of Θ: Pythagorean t = 3/5; t² = 1/2 (t/r = 1); t² = 1/3 (L over Q(√(1/2)));
+        # d = 2/3 (L over Q(√2)); the vertex d = 1; the centre t = 0; N = 1 vertex; a point off Θ
+        "theta_pythagorean": ThetaPointInput(q("8/25", "8/25", "9/25", 0), 2),
+        "theta_half": ThetaPointInput(q("1/4", "1/4", "1/2", 0), 2),
+        "theta_surd_c": ThetaPointInput(q("1/3", "1/3", "1/3", 0), 3),
+        "theta_surd_d": ThetaPointInput(q("1/6", "1/6", 0, "2/3"), 2),
+        "theta_vertex_d": ThetaPointInput(q(0, 0, 0, 1), 2),
+        "theta_centre": ThetaPointInput(q("1/2", "1/2", 0, 0), 2),
+        "theta_N1_vertex": ThetaPointInput(q(0, 0, 1, 0), 1),
+        "theta_off": ThetaPointInput(q("1/4", "1/4", "1/4", "1/4"), 2),
+    }
+def with_spectrum(values: list, seed: int) -> fmpq_mat:
+    """A rational symmetric matrix with the given eigenvalues (:func:`qkverify.math.accumulation.matrix_with_spectrum`)."""
+    from ..math.accumulation import matrix_with_spectrum
+
+    return matrix_with_spectrum([_q(v) for v in values], seed)
+
+
+def _q(v) -> fmpq:
+    return fmpq(*map(int, v.split("/"))) if isinstance(v, str) else fmpq(v)
+
+
+def _moments() -> dict[str, object]:
+    """Appendices B and C and Theorem 5: vectors (normalised spectra, Λ_m points, a point outside
+    Λ_m, an odd length), ratios ρ, a head with ‖S‖² a square, and sampled lobes."""
+    v = lambda x, norm=False, y=None, c=None, S=None: VectorInput(  # noqa: E731
+        tuple(_q(t) for t in x), norm, None if y is None else tuple(_q(t) for t in y),
+        None if c is None else _q(c), S)
+    out: dict[str, object] = {
+        # λ = (−3, −1, 2, 2)/√18 with a matrix of spectrum μ: 𝓘 = −1/9, C = 4/9, 𝒫 = 2/3
+        "spectrum_m3_m1_2_2": v([-3, -1, 2, 2], True, [1, 2, 0, -1], "3/2", with_spectrum([-3, -1, 2, 2], 11)),
+        "lambda_3_4_5": v(["-3/5", "4/5"], S=with_spectrum(["-3/5", "4/5"], 12)),
+        "lambda_mirror_half": v(["-1/2", "-1/2", "1/2", "1/2"], y=["1/3", 0, 1, "-1/2"], c=-2),   # ιλ = λ: 𝒫 = 1
+        "vector_unsorted": v([2, -1, 1, -2], True),                                               # not in Λ_2
+        "vector_odd_length": v([1, -2, 3], y=[0, 1, 1], c="1/2"),
+        # x = (3, 1), y = (2, 2) in a 5 × 5 S; a = x, b = y, ρ = 1/2 for accumulation_estimates
+        "lobes_3_1_vs_2_2": v([3, 1], y=[2, 2], c="1/2", S=with_spectrum([3, 1, -2, -2, 0], 13)),
+        "head_square_norm_n1_N3": HeadInput(_m([[-3, -3, 0]]), _m([[-3, 1, -2]])),   # ‖S‖² = 144
+    }
+    for r in ("0", "1/2", "3/4", "1", "2"):
+        out[f"rho_{r.replace('/', '_')}"] = RhoInput(_q(r))
+    from ..math.accumulation import parse_positive_law
+
+    for fam, (u, vv), seed in (("exponential", (1, 2), 1), ("gamma", (1, 1), 2), ("uniform", (2, 1), 3),
+                               ("pareto", (1, 2), 4)):
+        out[f"lobes_{fam}"] = LobesInput(parse_positive_law(fam), fmpq(u), fmpq(vv), seed, (16, 64, 256, 1024))
+    return out
+
+
 def cases2() -> list[tuple[str, object]]:
     """Suite inputs for the per-declaration checks (certificate format 2): each matrix as a
     plain ``matrix`` input and, with its n, as a ``matrix_bound`` one; heads (one in a second
-    basis); orthogonal pairs; candidate fiber decompositions; laws; triples (Q, K, V) of the
-    clustering regimes."""
+    basis); orthogonal pairs; candidate fiber decompositions; subspaces, orthonormal families,
+    rank-one factors and points of Θ (§2, §3); laws; triples (Q, K, V) of the clustering
+    regimes."""
     out: list[tuple[str, object]] = []
     for name, (rows, n) in MATRICES.items():
         out.append((name, MatrixInput(_m(rows))))
@@ -127,7 +214,9 @@ def cases2() -> list[tuple[str, object]]:
     out.extend(_heads_in_basis().items())
     out.extend(_ortho().items())
     out.extend(_fibers().items())
+    out.extend(_section_2_3().items())
     out.extend(_laws().items())
+    out.extend(_moments().items())
     out.extend(_triples().items())
     return out
 
@@ -161,11 +250,7 @@ def _triples() -> dict[str, TripleInput]:
 
 
 def fits(kind: str, inp, claim_id: str = "") -> bool:
-    """Does the input fit a claim's input kind (and, for laws, its model)?"""
-    if kind == "law":
-        from ..claims.random_matrices import LAW_MODELS
-
-        return isinstance(inp, LawInput) and LAW_MODELS.get(claim_id) == inp.model
+    """Does the input fit a (format-1) claim's input kind?  ``claim_id`` is accepted for callers; unused."""
     if kind in ("matrix", "symmetric"):
         return isinstance(inp, MatrixInput)
     if kind == "matrix_n":

@@ -1,190 +1,278 @@
-"""§2 Pairing and balance: Lemma 2 (pairing_bound), Lemma 3 (rank_balance),
-Theorem 3 (heads_have_balanced_attention).
+"""§2 Pairing and balance: Lemma 2 (PairingBound.lean), Lemma 3 (RankBalance.lean),
+Theorem 3 (BalancedHeads.lean), one check per Lean declaration (certificate format 2).
 
-Lean: ``Appendices.MainText.pairing_bound`` and helpers; ``rank_balance``,
-``finrank_le_of_posDefOn``; ``stacked``, ``Nondegenerate``, ``headForm``,
-``radical_eq_ker``, ``finrank_radical``, ``gram``, ``signature``,
-``gram_eq_symPart``, ``ker_gram_eq_map``, ``heads_have_balanced_attention``.
+Lemma 2 is evaluated on ``matrix`` inputs with S = symPart L (Lean states it for a
+symmetric S; a symmetric input is its own symmetric part).  λ₊, λ₋ are the exact
+eigenvalue lists α, β of S (Lean's alphaList/betaList, padded to N).  The square
+roots of the statement (‖λ₊‖, ‖λ₋‖, ‖S‖, 𝒫, ρ, the bound) are decided by the same
+rule as the kernel (qkverify/kernel/rules/balance.py):
+
+* **by squaring, exactly**, when ‖λ₊‖², ‖λ₋‖² and ⟨λ₊, λ₋⟩ are rational -- every
+  α_j, β_j rational, or one of the two norms known and the other the rest of Σλ²
+  (a power sum of the characteristic polynomial), products with a zero entry 0;
+* **exactly in the equality case** λ₋ = ρλ₊ (decided from the supports, rational
+  entries, or ratio 1): then (1−𝒫)² = (1−ρ)²Σλ²/((1+ρ²)‖S‖²) and
+  (1−bound)² = (1−ρ)²/(1+ρ²);
+* **by certified enclosures** otherwise (refined to 2048 bits), else undecided.
+
+Lemma 3 is evaluated on ``matrix_bound`` inputs (L, n) and, for
+``finrank_le_of_posDefOn``, on ``matrix_subspace`` inputs (L, n and a basis of a
+subspace V).  Lean's n is any natural number, n = 0 included.
 """
 
 from __future__ import annotations
 
-from flint import arb, ctx, fmpq, fmpq_mat
+from flint import arb, ctx, fmpq, fmpq_mat, fmpz
 
-from ..exact.algebraic import resolvent_value
-from ..exact.intervals import arb_bounds
-from ..exact.matrix import frob_sq, rank, rank_certificate, sym_part, to_str_rows, vstack
+from ..exact.algebraic import RealAlgebraic, arb_to_interval, charpoly_factors
+from ..exact.inertia import inertia_charpoly, inertia_ldlt
+from ..exact.matrix import frob_sq, identity, is_symmetric, rank, sym_part, vstack
 from ..math.profile import spectral_data
-from .common import inertia_both, q, random_invertible, result, seeded_rng
-from .registry import Claim, Hypothesis, Result, register
+from . import values as V
+from .common import inertia_both, lean_div, rank_witness, spectrum_witness
+from .registry import DeclResult, Subject, declaration_check, predicate
 
-SEC = "§2 Pairing and balance"
-
-#: above this size LDLᵀ in Python is slow; the charpoly method alone is used
-LDLT_MAX_N = 48
-
-
-# --------------------------------------------------------------------------
-# Theorem 3
-
-
-def stacked(inp) -> fmpq_mat:
-    """M = [W_K; W_Q] (2n x N), the stacked map J = (Q, K) up to row order."""
-    return vstack(inp.W_K, inp.W_Q)
-
-
-# --------------------------------------------------------------------------
-# Lemma 3
-
-
-def _rank_le_n(inp) -> bool:
-    return rank(inp.L) <= inp.n
-
-
-def _lemma3(inp) -> Result:
-    L, n = inp.L, inp.n
-    N = L.nrows()
-    rc = rank_certificate(L)
-    inn, w = inertia_both(sym_part(L), "S", N <= LDLT_MAX_N)
-    checks = {
-        "S has at most n positive eigenvalues": inn.n_pos <= n,
-        "S has at most n negative eigenvalues": inn.n_neg <= n,
-        # a subspace on which S is positive definite has dim ≤ n_pos (Sylvester)
-        "every positive-definite subspace of S has dimension ≤ n": inn.n_pos <= n,
-    }
-    vals = {"n": n, "rank_L": rc.rank, "inertia": inn.to_json(), "checks": checks}
-    ok = all(checks.values())
-    return result(ok, "exact", [dict(rc.to_json(), matrix="L")] + w, vals,
-                  "failed: " + "; ".join(k for k, v in checks.items() if not v))
+MAT = ("matrix",)
+BOUND = ("matrix_bound", "matrix_subspace")
+ZERO = RealAlgebraic.from_rational(0)
+#: the kernel refines enclosures of 𝒫 and the bound up to this many bits
+MAX_BITS = 2048
 
 
 # --------------------------------------------------------------------------
 # Lemma 2
 
 
-def pairing_quantities(S: fmpq_mat, prec: int = 128) -> dict:
-    """Certified enclosures (arb) of Lemma 2's quantities for symmetric S:
-    ‖λ₊‖², ‖λ₋‖², ⟨λ₊,λ₋⟩, 𝒫 = 1 − ‖λ₊−λ₋‖/‖S‖, ρ = ‖λ₋‖/‖λ₊‖ and the bound
-    1 − |1−ρ|/√(1+ρ²).  Lists padded with zeros (lamPlusVec/lamMinusVec)."""
-    sd = spectral_data(S)
+def _spec(s: Subject) -> tuple[list[RealAlgebraic], list[RealAlgebraic], fmpq]:
+    """α, β of S (length N, exact) and Σλ² from the characteristic polynomial of D·S (Newton:
+    e₁² − 2e₂ per factor); records the spectrum witness of S."""
+    def build():
+        S = sym_part(s.inp.L)
+        s.witness(spectrum_witness(S, "S"))
+        sd = spectral_data(S)
+        N, inv = S.nrows(), fmpq(1, sd.D)
+        al = [r.value.scale(inv) for r in sd.pos] + [ZERO] * (N - len(sd.pos))
+        be = [(-r.value).scale(inv) for r in sd.neg] + [ZERO] * (N - len(sd.neg))
+        D, facs = charpoly_factors(S)
+        p2 = fmpq(0)
+        for f, e in facs:
+            c = [fmpq(int(x)) for x in f.coeffs()]
+            e1 = -c[-2] / c[-1]
+            e2 = c[-3] / c[-1] if len(c) > 2 else fmpq(0)
+            p2 += e * (e1 * e1 - 2 * e2)
+        return al, be, p2 / (D * D)
+
+    return s.memo("l2_spec", build)
+
+
+def _q(x: RealAlgebraic) -> fmpq | None:
+    return x.rational if x.is_rational else None
+
+
+def _sums(s: Subject) -> tuple:
+    """(A, B, C, Σλ²): A = ‖λ₊‖², B = ‖λ₋‖², C = ⟨λ₊, λ₋⟩ when rational by the module's rule."""
+    al, be, p2 = _spec(s)
+    qa, qb = [_q(x) for x in al], [_q(y) for y in be]
+    A = sum((x * x for x in qa), fmpq(0)) if None not in qa else None
+    B = sum((y * y for y in qb), fmpq(0)) if None not in qb else None
+    if A is None and B is not None:
+        A = p2 - B
+    if B is None and A is not None:
+        B = p2 - A
+    ok = all((x is not None and y is not None) or x == 0 or y == 0 for x, y in zip(qa, qb))
+    C = sum((x * y for x, y in zip(qa, qb) if x is not None and y is not None), fmpq(0)) if ok else None
+    return A, B, C, p2
+
+
+def _proportional(s: Subject) -> tuple[bool | None, str]:
+    """(λ₋ = ρλ₊, evidence): exact from the supports, rational entries or ratio 1, certified when an
+    enclosure separates a pair; None when out of reach (irrational ratio ≠ 1)."""
+    al, be, _ = _spec(s)
+    m = sum(1 for x in al if x.sign() > 0)
+    k = sum(1 for y in be if y.sign() > 0)
+    if k == 0:
+        return True, "exact"
+    if m != k:
+        return False, "exact"
+    if m == 1:
+        return True, "exact"
+    if all(x.is_rational for x in al[:m] + be[:m]):
+        a1, b1 = al[0].rational, be[0].rational
+        return all(y.rational * a1 == b1 * x.rational for x, y in zip(al[:m], be[:m])), "exact"
+    if al[0].cmp(be[0]) == 0:
+        return all(x.cmp(y) == 0 for x, y in zip(al[:m], be[:m])), "exact"
+    for x, y in zip(al[1:m], be[1:m]):
+        d = y.to_arb(300) * al[0].to_arb(300) - be[0].to_arb(300) * x.to_arb(300)
+        if not d.contains(0):
+            return False, "certified"
+    return None, "certified"
+
+
+def _balls(s: Subject, bits: int) -> tuple[arb, arb]:
+    """Enclosures of 𝒫 = 1 − ‖λ₊ − λ₋‖/‖S‖ and of 1 − |1−ρ|/√(1+ρ²) at ``bits`` bits."""
+    al, be, _ = _spec(s)
     old = ctx.prec
-    ctx.prec = prec
+    ctx.prec = bits + 32
     try:
-        D = arb(sd.D)
-        a = [r.value.to_arb(prec) / D for r in sd.pos]
-        b = [-(r.value.to_arb(prec)) / D for r in sd.neg]
-        m = max(len(a), len(b))
-        a += [arb(0)] * (m - len(a))
-        b += [arb(0)] * (m - len(b))
-        pp = sum((x * x for x in a), arb(0))
-        mm = sum((x * x for x in b), arb(0))
-        pm = sum((x * y for x, y in zip(a, b)), arb(0))
-        S2 = arb(frob_sq(S))
-        diff = sum(((x - y) * (x - y) for x, y in zip(a, b)), arb(0))
-        P = 1 - diff.nonnegative_part().sqrt() / S2.sqrt()
-        rho = (mm / pp).nonnegative_part().sqrt() if len(sd.pos) else None
-        bound = 1 - ((1 - rho) * (1 - rho)).nonnegative_part().sqrt() / (1 + rho * rho).sqrt() if rho is not None else None
-        return {"sd": sd, "pp": pp, "mm": mm, "pm": pm, "S2": S2, "pairing": P, "rho": rho,
-                "bound": bound, "alt": 1 - (1 - 2 * pm / S2).nonnegative_part().sqrt()}
+        A = [x.to_arb(bits + 32) for x in al]
+        B = [y.to_arb(bits + 32) for y in be]
+        F = frob_sq(sym_part(s.inp.L))
+        E = sum(((x - y) * (x - y) for x, y in zip(A, B)), arb(0))
+        P = 1 - (E * arb(lean_div(fmpq(1), F))).nonnegative_part().sqrt()
+        rho = sum((y * y for y in B), arb(0)).sqrt() / sum((x * x for x in A), arb(0)).sqrt()
+        return P, 1 - abs(1 - rho) / (1 + rho * rho).sqrt()
     finally:
         ctx.prec = old
 
 
-def _proportional(sd) -> bool:
-    """Exact test of λ₋ = ρλ₊ (β_j α_1 = β_1 α_j for all j, padded)."""
-    m = max(len(sd.pos), len(sd.neg))
-    if not sd.neg:
-        return True  # λ₋ = 0 = ρλ₊ with ρ = 0
-    if len(sd.pos) != len(sd.neg):
-        return False  # ρ > 0 and a zero of one list faces a nonzero of the other
-    for j in range(1, m):
-        a1, aj, b1, bj = sd.pos[0], sd.pos[j], sd.neg[0], sd.neg[j]
-
-        def F(val, a1=a1, aj=aj, b1=b1, bj=bj):
-            return val(bj.factor, bj.index) * val(a1.factor, a1.index) - val(b1.factor, b1.index) * val(aj.factor, aj.index)
-
-        v = resolvent_value(sd.factors, F, max_orbit=5040)
-        if v is None:
-            raise ArithmeticError("orbit too large")
-        if v.sign() != 0:
-            return False
-    return True
+def _inertia(s: Subject):
+    S = sym_part(s.inp.L)
+    return s.memo("l2_inertia", lambda: inertia_both(S, "S", S.nrows() <= 48)[0])
 
 
-def _lemma2(inp) -> Result:
-    S = sym_part(inp.L)
-    if frob_sq(S) == 0:
-        return Result("fails", "exact", {"witnesses": []}, {}, None, "S = 0: λ₊ = 0")
-    prec = 128
-    while True:
-        Q = pairing_quantities(S, prec)
-        sd = Q["sd"]
-        if not sd.pos:
-            return Result("fails", "exact", {"witnesses": []}, {}, None, "λ₊ = 0: ρ is undefined")
-        gap = Q["bound"] - Q["pairing"]
-        vals = {k: list(arb_bounds(Q[k], 25, fixed=True)) for k in ("pairing", "rho", "bound")}
-        vals["gap"] = list(arb_bounds(gap, 25, fixed=True))
-        checks = {
-            "‖S‖² = ‖λ₊‖² + ‖λ₋‖² (power sum, exact)": True,
-            "𝒫 = 1 − √(1 − 2⟨λ₊,λ₋⟩/‖S‖²) (enclosures meet)": Q["pairing"].overlaps(Q["alt"]),
-        }
-        if gap > 0:
-            checks["𝒫 < bound (certified)"] = True
-            ok = all(checks.values())
-            return result(ok, "certified", [{"kind": "enclosure", "matrix": "S", "precision_bits": prec, "values": vals}],
-                          vals, "failed: " + "; ".join(k for k, v in checks.items() if not v))
-        if gap < 0:
-            checks["𝒫 ≤ bound"] = False
-            return result(False, "certified", [{"kind": "enclosure", "matrix": "S", "precision_bits": prec, "values": vals}],
-                          vals, "𝒫 exceeds the bound (certified)")
-        # enclosures touch: decide the equality case exactly
-        try:
-            prop = _proportional(sd)
-        except ArithmeticError:
-            prop = None
-        if prop:
-            checks["λ₋ = ρλ₊ exactly, so 𝒫 = bound (equality case)"] = True
-            return result(all(checks.values()), "exact",
-                          [{"kind": "enclosure", "matrix": "S", "precision_bits": prec, "values": vals}], vals, "failed")
-        if prec >= 4096:
-            return Result("undecided", "certified", {"witnesses": []}, vals, None,
-                          f"enclosures of 𝒫 and the bound still overlap at {prec} bits")
-        prec *= 4
+@predicate("lamPlus_ne_zero")
+def _lam_plus(s: Subject) -> bool:
+    """λ₊ ≠ 0: S has a positive eigenvalue (inertia by the characteristic polynomial and, up to
+    N = 48, LDLᵀ; Lean binder ``hplus``)."""
+    return _inertia(s).n_pos > 0
+
+
+def _lam_list(s: Subject, which: int) -> DeclResult:
+    """λ₊ (λ₋) = alphaList S (betaList S) as a vector: nonnegative, antitone, length N, and as many
+    positive entries as S has positive (negative) eigenvalues (a second inertia computation)."""
+    xs = _spec(s)[which]
+    inn = _inertia(s)
+    ok = (len(xs) == s.inp.N and all(x.sign() >= 0 for x in xs) and all(xs[i].cmp(xs[i + 1]) >= 0
+                                                                        for i in range(len(xs) - 1))
+          and sum(1 for x in xs if x.sign() > 0) == (inn.n_pos if which == 0 else inn.n_neg))
+    return DeclResult(ok, value=V.listv([V.real(x) for x in xs]))
+
+
+declaration_check("lamPlusVec", MAT)(lambda s: _lam_list(s, 0))
+declaration_check("lamMinusVec", MAT)(lambda s: _lam_list(s, 1))
+
+
+def _sqrt_q(x: fmpq) -> fmpq | None:
+    p, d = fmpz(x.p), fmpz(x.q)
+    r, t = p.isqrt(), d.isqrt()
+    return fmpq(r, t) if r * r == p and t * t == d else None
+
+
+@declaration_check("pairingScoreSym", MAT)
+def _pairing_score(s: Subject) -> DeclResult:
+    """𝒫 = 1 − ‖λ₊ − λ₋‖/√frobSq S (x/0 = 0): exact when (1 − 𝒫)² = ‖λ₊ − λ₋‖²/‖S‖² is rational (a
+    rational, or the root below 1 of q(1 − x)² = p), else a certified enclosure; the exact value
+    must lie in the enclosure computed from the eigenvalue enclosures."""
+    A, B, C, _ = _sums(s)
+    F = frob_sq(sym_part(s.inp.L))
+    P, _ = _balls(s, 160)
+    if None in (A, B, C):
+        return DeclResult(True, "certified", V.enclosure(P))
+    x2 = lean_div(A + B - 2 * C, F)
+    r = _sqrt_q(x2)
+    if r is not None:
+        lo, hi = arb_to_interval(P)
+        return DeclResult(lo <= 1 - r <= hi, value=V.exact(1 - r))
+    return DeclResult(True, value=V.root_in([int(x2.q - x2.p), int(-2 * x2.q), int(x2.q)], P))
+
+
+@declaration_check("frobSq_eq_norm_sq_add_norm_sq", MAT)
+def _norm_sq(s: Subject) -> DeclResult:
+    """frobSq S (Σ S_ij²) = ‖λ₊‖² + ‖λ₋‖² (Σα² + Σβ² when rational, else the power sum Σλ²)."""
+    A, B, _, p2 = _sums(s)
+    return DeclResult(frob_sq(sym_part(s.inp.L)) == (A + B if None not in (A, B) else p2))
+
+
+@declaration_check("pairing_bound", MAT)
+def _pairing_bound(s: Subject) -> DeclResult:
+    """(i) 𝒫 = 1 − √(1 − 2⟨λ₊,λ₋⟩/‖S‖²), (ii) 𝒫 ≤ 1 − |1−ρ|/√(1+ρ²), (iii) equality ⇔ λ₋ = ρλ₊,
+    with ρ = ‖λ₋‖/‖λ₊‖ (0 when λ₊ = 0)."""
+    A, B, C, p2 = _sums(s)
+    F = frob_sq(sym_part(s.inp.L))
+    prop, ev = _proportional(s)
+    if prop is None:
+        return DeclResult(None, "certified", reason="λ₋ ∥ λ₊ with an irrational ratio ≠ 1 is out of reach")
+    if None not in (A, B, C):  # squaring: (1 − 𝒫)² = x2, (1 − bound)² = 1 − 2ρ/(1 + ρ²), ρ² = t
+        x2 = lean_div(A + B - 2 * C, F)
+        eq1 = x2 == max(fmpq(0), 1 - 2 * lean_div(C, F))
+        t, r = lean_div(B, A), 1 - x2
+        le = r <= 0 or r * r * (1 + t) ** 2 <= 4 * t
+        eq = r >= 0 and r * r * (1 + t) ** 2 == 4 * t
+        return DeclResult(eq1 and le and eq == prop, ev)
+    eq1 = p2 == F
+    if prop:
+        al, be, _ = _spec(s)
+        one = al[0].cmp(be[0]) == 0
+        return DeclResult(eq1 and (one or p2 >= F) and (one or p2 == F), ev)
+    bits = 128
+    while bits <= MAX_BITS:
+        P, bound = _balls(s, bits)
+        if bound > P:
+            return DeclResult(eq1, "certified")
+        if bound < P:
+            return DeclResult(False, "certified", reason="𝒫 exceeds the bound")
+        bits *= 4
+    return DeclResult(None, "certified", reason=f"𝒫 and the bound are not separated at {MAX_BITS} bits")
 
 
 # --------------------------------------------------------------------------
-
-register(Claim(
-    id="pairing_bound", label="Lemma 2", section=SEC,
-    lean_decls=("Appendices.MainText.lamPlusVec", "Appendices.MainText.lamMinusVec",
-                "Appendices.MainText.pairingScoreSym", "Appendices.MainText.frobSq_eq_norm_sq_add_norm_sq",
-                "Appendices.MainText.pairing_bound"),
-    statement="‖S‖² = ‖λ₊‖² + ‖λ₋‖²; 𝒫 = 1 − √(1 − 2⟨λ₊,λ₋⟩/‖S‖²) ≤ 1 − |1−ρ|/√(1+ρ²), equality iff λ₋ = ρλ₊.",
-    hypotheses=(Hypothesis("lamPlus_ne_zero", "λ₊ ≠ 0 (S has a positive eigenvalue)",
-                           lambda inp: len(spectral_data(sym_part(inp.L)).pos) > 0),),
-    input_kind="matrix", conclusion=_lemma2, aliases=("pairing score",),
-))
-
-register(Claim(
-    id="rank_balance", label="Lemma 3", section=SEC,
-    lean_decls=("Appendices.MainText.finrank_le_of_posDefOn", "Appendices.MainText.rank_balance"),
-    statement="rank L ≤ n ⇒ S has at most n positive and at most n negative eigenvalues.",
-    hypotheses=(Hypothesis("rank_le_n", "rank L ≤ n", _rank_le_n),),
-    input_kind="matrix_n", conclusion=_lemma3,
-))
+# Lemma 3
 
 
-# ==========================================================================
-# Theorem 3, one check per Lean declaration (format 2; BalancedHeads.lean).
+def _rank_L(s: Subject) -> int:
+    def build():
+        w = rank_witness(s.inp.L, "L")
+        s.witness(w)
+        return w["rank"]
+
+    return s.memo("rank_L", build)
+
+
+@predicate("rank_le_n")
+def _rank_le_n(s: Subject) -> bool:
+    """rank L ≤ n (rank witness of L; Lean binder ``hrank``)."""
+    return _rank_L(s) <= s.inp.n
+
+
+def _dim_V(s: Subject) -> int:
+    def build():
+        w = rank_witness(s.inp.V, "V")
+        s.witness(w)
+        return w["rank"]
+
+    return s.memo("dim_V", build)
+
+
+@predicate("symPart_posdef_on")
+def _posdef_on(s: Subject) -> bool:
+    """posDefOn (symPart L) V: G = V S Vᵀ (x = Vᵀc) is positive semidefinite with rank dim V,
+    decided by LDLᵀ (Lean binder ``hV``)."""
+    V = s.inp.V
+    inn = inertia_ldlt(V * sym_part(s.inp.L) * V.transpose())
+    return inn.n_neg == 0 and inn.n_pos == _dim_V(s)
+
+
+@declaration_check("rank_balance", BOUND)
+def _rank_balance(s: Subject) -> DeclResult:
+    """S has at most n positive and at most n negative eigenvalues (inertia by the characteristic
+    polynomial and LDLᵀ, which must agree; the spectrum witness carries it to the kernel)."""
+    S = sym_part(s.inp.L)
+    inn, _ = inertia_both(S, "S", S.nrows() <= 48)
+    s.witness(spectrum_witness(S, "S"))
+    return DeclResult(inn.n_pos <= s.inp.n and inn.n_neg <= s.inp.n)
+
+
+@declaration_check("finrank_le_of_posDefOn", ("matrix_subspace",))
+def _finrank(s: Subject) -> DeclResult:
+    """dim V ≤ n, with dim V the rank of the basis rows (rank witness of V)."""
+    return DeclResult(_dim_V(s) <= s.inp.n)
+
+
+# --------------------------------------------------------------------------
+# Theorem 3 (BalancedHeads.lean).
 # Inputs: a head (W_Q, W_K, optionally a basis B of C for the Gram matrix) or
 # a weights head (the certified route of qkverify.heads; only the declarations
 # that need no N x N object are evaluated there).
-
-from ..exact.inertia import inertia_charpoly, inertia_ldlt  # noqa: E402
-from ..exact.matrix import identity, is_symmetric  # noqa: E402
-from . import values as V  # noqa: E402
-from .common import rank_witness, spectrum_witness  # noqa: E402
-from .registry import DeclResult, Subject, declaration_check, predicate  # noqa: E402
 
 HEAD = ("head",)
 HEADS = ("head", "weights")

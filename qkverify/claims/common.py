@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import hashlib
-import random
-
 from flint import fmpq, fmpq_mat
 
 from ..exact.inertia import Inertia, inertia_charpoly, inertia_ldlt
 from ..exact.matrix import frob_sq
 from ..exact.rational import fmpq_str
-from .registry import Hypothesis, Result, predicate
+from .registry import Result, predicate
 
 
 def q(x) -> str:
@@ -44,28 +41,7 @@ def result(ok: bool, evidence: str, witnesses: list[dict], values: dict, reason_
     )
 
 
-def seeded_rng(*parts) -> random.Random:
-    """Deterministic RNG from the exact input (byte-identical certificates)."""
-    h = hashlib.sha256(repr(parts).encode()).digest()
-    return random.Random(int.from_bytes(h[:8], "big"))
-
-
-def random_invertible(rng: random.Random, n: int) -> fmpq_mat:
-    """A random rational invertible n x n matrix (small integers), exact."""
-    while True:
-        B = fmpq_mat([[fmpq(rng.randint(-3, 3)) for _ in range(n)] for _ in range(n)])
-        if B.det() != 0:
-            return B
-
-
 # hypotheses used by several sections ---------------------------------------
-
-def _L(inp):
-    return inp.L
-
-
-L_NE_ZERO = Hypothesis("L_ne_zero", "L ≠ 0", lambda inp: frob_sq(_L(inp)) != 0)
-
 
 def lean_div(x: fmpq, y: fmpq) -> fmpq:
     """Lean's division on ℝ: x / 0 = 0.

@@ -51,6 +51,7 @@ class StatementRun:
     subject: Subject
     records: list[DeclRecord] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (check id, reason)
+    used: set = field(default_factory=set)  # witness keys asked for by the evaluated declarations
 
     @property
     def verdict(self) -> str:
@@ -66,7 +67,7 @@ class StatementRun:
 
     def certificate(self, display: dict | None = None) -> dict:
         """The format-2 certificate of this run (witnesses sorted by kind and subject)."""
-        ws = [self.subject.witnesses[k] for k in sorted(self.subject.witnesses, key=lambda k: (k[0], str(k[1])))]
+        ws = [self.subject.witnesses[k] for k in sorted(self.used, key=lambda k: (k[0], str(k[1])))]
         disp = {"label": self.statement.label, "statement": self.statement.text}
         disp.update(display or {})
         return certificates.build2(self.statement.id, self.subject.inp.to_json2(), ws,
@@ -89,20 +90,20 @@ def evaluate(statement_id: str, inp: Any, drop: tuple[str, ...] = (), only: tupl
         if inp.kind2 not in chk.kinds:
             run.skipped.append((d.check, f"not evaluated on a {inp.kind2} input"))
             continue
+        run.subject.begin()  # a skipped declaration's witnesses stay out of the certificate
         try:
             hyps = {h.binder: bool(_PREDICATES[h.predicate](run.subject)) for h in d.hypotheses}
-        except NotApplicable as err:  # a hypothesis the enclosures do not decide
-            run.skipped.append((d.check, str(err)))
-            continue
-        bad = [h for h in d.hypotheses if not hyps[h.binder] and h.binder not in drop]
-        if bad:
-            run.skipped.append((d.check, f"hypothesis {bad[0].binder} ({bad[0].text}) fails"))
-            continue
-        try:
+            bad = [h for h in d.hypotheses if not hyps[h.binder] and h.binder not in drop]
+            if bad:
+                run.skipped.append((d.check, f"hypothesis {bad[0].binder} ({bad[0].text}) fails"))
+                continue
             res = chk.fn(run.subject)
         except NotApplicable as err:
             run.skipped.append((d.check, str(err)))
             continue
+        finally:
+            asked = run.subject.end()
+        run.used |= asked
         dropped = tuple(h.binder for h in d.hypotheses if h.binder in drop)
         run.records.append(DeclRecord(d, hyps, dropped, res))
     if not run.records:

@@ -54,6 +54,7 @@ class StatementMeta:
     section: str
     text: str
     decls: tuple[DeclMeta, ...]
+    seed_label: str = ""
 
 
 def _decl(raw: dict, st: str, fname: str) -> DeclMeta:
@@ -77,7 +78,7 @@ def load(map_dir: Path = MAP_DIR) -> dict[str, StatementMeta]:
         sid = raw.get("id", p.stem)
         decls = tuple(_decl(d, sid, p.name) for d in raw.get("decl", []))
         out[sid] = StatementMeta(sid, raw.get("label", ""), raw.get("section", ""), raw.get("statement", "").strip(),
-                                 decls)
+                                 decls, raw.get("seed_label", ""))
     return out
 
 
@@ -100,10 +101,14 @@ def declaration(name: str) -> DeclMeta:
 
 def resolve(name: str) -> StatementMeta | None:
     """The statement named by a statement id, a blueprint label ("Theorem 4", "thm 4"),
-    or one of its declarations (full Lean name or check id); None when nothing matches."""
+    the seed's label ("Proposition 6"), or one of its declarations (full Lean name or
+    check id); None when nothing matches.  A blueprint label wins over a seed label."""
     key = " ".join(name.strip().lower().replace("thm", "theorem").split())
     for st in load().values():
         if key in (st.id.lower(), st.label.lower()):
+            return st
+    for st in load().values():
+        if st.seed_label and key == st.seed_label.lower():
             return st
     for st in load().values():
         if any(key in (d.name.lower(), d.check.lower()) for d in st.decls):

@@ -1,60 +1,29 @@
 """§3 Profiles: Def 6, Theorem 4 (simplex faces), Lemma 4 (profile_scale),
-profile_conj, Prop 4 (rank-one locus).
+profile_conj, Prop 4 (rank-one locus), one check per Lean declaration
+(certificate format 2).
 
-Lean: ``Appendices.profileA..D`` and helpers (Def 6), file SimplexFaces
-(Theorem 4), ``Appendices.MainText.profile_scale`` (Lemma 4),
-``profile_conj``, ``profile_rank_one`` / ``profiles_rank_one_eq_Theta``
-(Prop 4).  Conclusions follow Lean's conventions (x/0 = 0, lists padded to N)
-so that the hypothesis probes can evaluate them on inputs that violate a
-hypothesis.
+Lean: ``Appendices.profileA..D`` and helpers (Def 6, Profile.lean), SimplexFaces.lean
+(Theorem 4), MainText/ProfileScale.lean (Lemma 4), MainText/ProfileInvariance.lean
+(``profile_conj``), MainText/RankOneLocus.lean (``exists_orthogonal_cols``, Prop 4).
+Conclusions follow Lean's conventions (x/0 = 0, lists padded to N) so that a
+dropped hypothesis can be evaluated.
 """
 
 from __future__ import annotations
 
-from flint import arb, arb_mat, ctx, fmpq, fmpq_mat
+from flint import arb, fmpq, fmpq_mat
 
-from ..exact.algebraic import RealAlgebraic
 from ..exact.inertia import inertia_ldlt
-from ..exact.matrix import frob_sq, identity, is_antisymmetric, is_symmetric, rank, require_square, sym_part, to_str_rows
-from ..math.profile import Profile, compute_profile, profile_lean_convention, spectral_data
-from .common import L_NE_ZERO, inertia_both, q, result
-from .registry import Claim, Hypothesis, Result, register
-
-SEC = "§3 Profiles"
-
-
-# --------------------------------------------------------------------------
-# witnesses
-
-
-def eigen_witness(S: fmpq_mat, name: str = "S") -> dict:
-    """Exact nonzero spectrum of S: roots of charpoly(D·S) as isolating
-    intervals (polynomial, root index, multiplicity)."""
-    sd = spectral_data(S)
-    roots = []
-    for r in sd.pos + sd.neg:
-        roots.append(r)
-    seen = {}
-    for r in roots:
-        key = (r.factor, r.index)
-        seen[key] = seen.get(key, 0) + 1
-    out = []
-    for (fi, k), mult in seen.items():
-        v = next(r.value for r in roots if (r.factor, r.index) == (fi, k))
-        out.append(dict(v.to_json(), multiplicity=mult))
-    return {"kind": "eigenvalues", "matrix": name, "scale": str(sd.D), "roots": out, "zero_multiplicity": sd.n_zero}
-
-
-def profile_witness(p: Profile) -> dict:
-    return {"kind": "profile", "matrix": "L", "padding": p.padding, "values": p.to_json(12), "order": p.order}
-
-
-def _profile_values(p: Profile) -> dict:
-    return p.to_json(20)
+from ..exact.matrix import (frob_sq, identity, is_antisymmetric, is_symmetric, rank, skew_part, sym_part,
+                            to_str_rows, trace)
+from ..math.profile import Profile, compute_profile, spectral_data
+from . import values as V
+from .common import lean_div, rank_witness, spectrum_witness
+from .registry import DeclResult, NotApplicable, Subject, declaration_check, predicate
 
 
 # --------------------------------------------------------------------------
-# Theorem 4
+# Theorem 4: the rational decomposition S = H ± P of the faces d = 0 and c = 0
 
 
 def _eigvecs_rational(S: fmpq_mat, lam: fmpq) -> list[fmpq_mat]:
@@ -79,14 +48,10 @@ def _proj(v: fmpq_mat) -> fmpq_mat:
 
 def face_decomposition(L: fmpq_mat, p: Profile, face: str) -> tuple[str, dict, dict]:
     """Witness for Theorem 4 item 3 (face 'd': S = H + P) or item 4 (face 'c':
-    S = H − P): H symmetric with spectrum symmetric about 0, P ⪰ 0, H, P
-    commuting with S and each other, ‖P‖² = c‖L‖² (resp. d‖L‖²).
-
-    Returns (evidence, witness, checks): evidence ``exact`` when every
-    eigenvalue of S is rational (H, P rational, all checks exact),
-    ``certified`` when H, P are arb enclosures built from spectral
-    projectors, ``undecided`` when an eigenspace of an irrational eigenvalue
-    would have to be split (not implemented)."""
+    S = H − P) when every eigenvalue of S is rational: H symmetric with spectrum
+    symmetric about 0, P ⪰ 0, H, P commuting with S and each other, ‖P‖² = c‖L‖²
+    (resp. d‖L‖²).  Returns ("exact", witness, checks); ValueError for an
+    irrational spectrum (the decomposition is then not rational)."""
     S = sym_part(L)
     N = S.nrows()
     sd = spectral_data(S)
@@ -94,321 +59,61 @@ def face_decomposition(L: fmpq_mat, p: Profile, face: str) -> tuple[str, dict, d
     # eigenvalues of S (unscaled) with positions
     pos = [r.value.scale(fmpq(1, sd.D)) for r in sd.pos]
     neg = [(-r.value).scale(fmpq(1, sd.D)) for r in sd.neg]
-    all_rational = all(f.degree() == 1 for f in sd.factors)
-    coeff_P, coeff_H = [], []  # lists of (eigen-direction key, coefficient)
-    if all_rational:
-        spaces = {}
-        used = {}
-        def take(lam: fmpq):
-            key = lam
-            if key not in spaces:
-                spaces[key] = _eigvecs_rational(S, lam)
-                used[key] = 0
-            v = spaces[key][used[key]]
-            used[key] += 1
-            return v
-        H = fmpq_mat(N, N)
-        P = fmpq_mat(N, N)
-        for j in range(m):
-            a = pos[j].rational if j < len(pos) else fmpq(0)
-            b = neg[j].rational if j < len(neg) else fmpq(0)
-            u = take(a) if j < len(pos) else None
-            w = take(-b) if j < len(neg) else None
-            if face == "d":
-                if u is not None:
-                    H += _proj(u) * b
-                    P += _proj(u) * (a - b)
-                if w is not None:
-                    H -= _proj(w) * b
-            else:
-                if u is not None:
-                    H += _proj(u) * a
-                if w is not None:
-                    H -= _proj(w) * a
-                    P += _proj(w) * (b - a)
-        sign = 1 if face == "d" else -1
-        cp = H.charpoly()
-        cpn = [c if k % 2 == 0 else -c for k, c in enumerate(cp.coeffs())]
-        sym_spec = cpn == list(cp.coeffs()) or cpn == [-c for c in cp.coeffs()]
-        Pi = inertia_ldlt(P)
-        target = p.c if face == "d" else p.d
-        checks = {
-            "S = H ± P": S == H + P * sign,
-            "H symmetric": is_symmetric(H),
-            "spectrum of H symmetric about 0": sym_spec,
-            "P positive semidefinite": Pi.n_neg == 0,
-            "SH = HS": S * H == H * S,
-            "SP = PS": S * P == P * S,
-            "HP = PH": H * P == P * H,
-            f"‖P‖² = {'c' if face == 'd' else 'd'}‖L‖²": target.exact is not None and frob_sq(P) == target.exact * frob_sq(L),
-        }
-        w = {"kind": "fiber_decomposition", "face": face, "exact": True,
-             "H": to_str_rows(H), "P": to_str_rows(P), "checks": checks}
-        return "exact", w, checks
-    # certified route: spectral projectors of distinct eigenvalues; needs every
-    # copy of a repeated eigenvalue to be paired with equal partners
-    partner = {}
+    if not all(f.degree() == 1 for f in sd.factors):
+        raise ValueError("the decomposition is built for rational spectra only")
+    spaces = {}
+    used = {}
+
+    def take(lam: fmpq):
+        key = lam
+        if key not in spaces:
+            spaces[key] = _eigvecs_rational(S, lam)
+            used[key] = 0
+        v = spaces[key][used[key]]
+        used[key] += 1
+        return v
+    H = fmpq_mat(N, N)
+    P = fmpq_mat(N, N)
     for j in range(m):
-        a = sd.pos[j] if j < len(sd.pos) else None
-        b = sd.neg[j] if j < len(sd.neg) else None
-        for r, other in ((a, b), (b, a)):
-            if r is None:
-                continue
-            key = (r.factor, r.index)
-            okey = None if other is None else (other.factor, other.index)
-            if key in partner and partner[key] != okey:
-                return "undecided", {"kind": "fiber_decomposition", "face": face, "exact": False,
-                                     "reason": "an irrational eigenspace would have to be split"}, {}
-            partner[key] = okey
-    prec = 200
-    old = ctx.prec
-    ctx.prec = prec
-    try:
-        distinct = {}
-        for r in sd.pos + sd.neg:
-            distinct[(r.factor, r.index)] = r.value.scale(fmpq(1, sd.D)).to_arb(prec)
-        if sd.n_zero:
-            distinct[("zero",)] = arb(0)
-        Sa = arb_mat(S.tolist())
-        I = arb_mat(N, N)
-        for i in range(N):
-            I[i, i] = 1
-        E = {}
-        for k, lam in distinct.items():
-            M = I
-            for k2, mu in distinct.items():
-                if k2 != k:
-                    M = M * (Sa - I * mu) * (1 / (lam - mu))
-            E[k] = M
-        H = arb_mat(N, N)
-        P = arb_mat(N, N)
-        # build from distinct eigenvalues (each eigenspace used whole)
-        for key, okey in partner.items():
-            lam = distinct[key]
-            mu = distinct[okey] if okey is not None else arb(0)
-            is_pos = any((r.factor, r.index) == key for r in sd.pos)
-            if face == "d":
-                if is_pos:
-                    H += E[key] * (-mu)
-                    P += E[key] * (lam + mu)
-                else:
-                    H += E[key] * lam
-            else:
-                if is_pos:
-                    H += E[key] * lam
-                else:
-                    H += E[key] * (-mu)
-                    P += E[key] * (-(lam + mu))
-        sign = 1 if face == "d" else -1
-        R = Sa - H - P * sign
-        zero_ok = all(R[i, j].contains(0) for i in range(N) for j in range(N))
-        comm = [Sa * H - H * Sa, Sa * P - P * Sa, H * P - P * H]
-        comm_ok = all(C[i, j].contains(0) for C in comm for i in range(N) for j in range(N))
-        target = (p.c if face == "d" else p.d).enclosure * arb(frob_sq(L))
-        normP = sum((P[i, j] * P[i, j] for i in range(N) for j in range(N)), arb(0))
-        checks = {
-            "S = H ± P (enclosure contains 0)": zero_ok,
-            "commutators contain 0": comm_ok,
-            "‖P‖² enclosure meets the profile's": normP.overlaps(target),
-            "P ⪰ 0 and H spectrum symmetric (by construction from exact eigenvalue pairing)": True,
-        }
-        from ..exact.intervals import arb_bounds
-        w = {"kind": "fiber_decomposition", "face": face, "exact": False, "precision_bits": prec,
-             "H": [[list(arb_bounds(H[i, j], 30)) for j in range(N)] for i in range(N)],
-             "P": [[list(arb_bounds(P[i, j], 30)) for j in range(N)] for i in range(N)],
-             "checks": checks}
-        return "certified", w, checks
-    finally:
-        ctx.prec = old
-
-
-# --------------------------------------------------------------------------
-# Lemma 4
-
-
-def _lemma4(inp) -> Result:
-    L = inp.L
-    S = sym_part(L)
-    fL, fS = frob_sq(L), frob_sq(S)
-    checks = {}
-    wit = []
-    vals = {}
-    if fS == 0:
-        # S = 0 (L antisymmetric or 0): Lean gives π(S) = (0,0,0,0), so a(S) = 0,
-        # and the scaling identity reads (b,c,d)(L) = (1 − a)·0
-        if fL == 0:
-            return result(True, "exact", [], {"note": "L = 0"}, convention="lean")
-        pL = compute_profile(L, "lean")
-        checks["a(S) = 0"] = True  # π(0) = (0,0,0,0) with Lean's x/0 = 0
-        checks["(b,c,d)(L) = (1−a)(b,c,d)(S) with π(S) = 0"] = all(c.is_zero for c in (pL.b, pL.c, pL.d))
-        checks["1 − a = ‖S‖²/‖L‖²"] = (1 - pL.a.exact) == fS / fL
-        ok = all(checks.values())
-        return result(ok, "exact", wit, {"checks": checks}, "failed: " + "; ".join(k for k, v in checks.items() if not v),
-                      convention="lean")
-    pL = compute_profile(L, "lean")
-    pS = compute_profile(S, "lean")
-    checks["a(S) = 0"] = pS.a.exact == 0
-    one_minus_a = 1 - pL.a.exact
-    checks["1 − a = ‖S‖²/‖L‖²"] = one_minus_a == fS / fL
-    evidence = "exact"
-    for cL, cS in zip((pL.b, pL.c, pL.d), (pS.b, pS.c, pS.d)):
-        if cL.value is not None and cS.value is not None:
-            if cS.is_zero:
-                checks[f"{cL.name}(L) = (1−a)·{cS.name}(S)"] = cL.is_zero
-            else:
-                checks[f"{cL.name}(L) = (1−a)·{cS.name}(S)"] = cL.value == cS.value.scale(one_minus_a)
+        a = pos[j].rational if j < len(pos) else fmpq(0)
+        b = neg[j].rational if j < len(neg) else fmpq(0)
+        u = take(a) if j < len(pos) else None
+        w = take(-b) if j < len(neg) else None
+        if face == "d":
+            if u is not None:
+                H += _proj(u) * b
+                P += _proj(u) * (a - b)
+            if w is not None:
+                H -= _proj(w) * b
         else:
-            # S and sym_part(S) = S have the same α, β (computed exactly); the
-            # coordinates share numerators and differ by ‖S‖²/‖L‖² exactly
-            checks[f"{cL.name}(L) = (1−a)·{cS.name}(S) (same exact α, β)"] = (
-                pL.order == pS.order and cL.is_zero == cS.is_zero
-            )
-    wit = [profile_witness(pL), dict(profile_witness(pS), matrix="S")]
-    vals = {"profile_L": pL.to_json(20), "profile_S": pS.to_json(20), "checks": checks}
-    ok = all(checks.values())
-    return result(ok, evidence, wit, vals, "failed: " + "; ".join(k for k, v in checks.items() if not v), convention="lean")
-
-
-# --------------------------------------------------------------------------
-# profile_conj
-
-
-def _profile_conj(inp) -> Result:
-    """π(UᵀLU) = π(L) (Lean conventions, π(0) = 0).  Decided exactly: by
-    comparing exact coordinate values when they are available, otherwise by a
-    sufficient exact condition (equal characteristic polynomials of the
-    symmetric parts and equal ‖·‖², ‖skew‖²), otherwise by disjoint
-    certified enclosures (fails) — else undecided."""
-    L, U = inp.L, inp.U
-    C = U.transpose() * L * U
-    S, SC = sym_part(L), sym_part(C)
-    same_spectrum = S.charpoly() == SC.charpoly()
-    same_norms = frob_sq(C) == frob_sq(L) and frob_sq(C - C.transpose()) == frob_sq(L - L.transpose())
-    # a sufficient condition for π(UᵀLU) = π(L), recorded as facts (true or
-    # false); the verdict rests on the profile comparison below
-    wit = [{"kind": "identity", "matrix": "UtLU",
-            "charpoly_S": [q(c) for c in S.charpoly().coeffs()],
-            "charpoly_UtSU": [q(c) for c in SC.charpoly().coeffs()],
-            "checks": {"equal charpolys of the symmetric parts": same_spectrum, "equal norms": same_norms}}]
-    vals: dict = {}
-    zL, zC = frob_sq(L) == 0, frob_sq(C) == 0
-    if zL or zC:
-        ok = zL and zC
-        return result(ok, "exact", wit, {"pi_L_zero": zL, "pi_UtLU_zero": zC},
-                      "one of π(L), π(UᵀLU) is (0,0,0,0) and the other is not", convention="lean")
-    p1 = compute_profile(L, "lean")
-    p2 = compute_profile(C, "lean")
-    vals = {"profile_L": p1.to_json(20), "profile_UtLU": p2.to_json(20)}
-    checks: dict = {}
-    undecided = []
-    evidence = "exact"
-    for c1, c2 in zip(p1.coords(), p2.coords()):
-        key = f"{c1.name}(UᵀLU) = {c1.name}(L)"
-        if c1.value is not None and c2.value is not None:
-            checks[key] = c1.value == c2.value
-        elif same_spectrum and same_norms:
-            checks[key + " (equal spectra and norms)"] = True
-        elif not c1.enclosure.overlaps(c2.enclosure):
-            checks[key] = False
-            evidence = "certified"
-        else:
-            undecided.append(c1.name)
-    vals["checks"] = checks
-    ok = all(checks.values())
-    if ok and undecided:
-        return Result("undecided", "certified", {"witnesses": wit}, vals, "lean",
-                      "enclosures of " + ", ".join(undecided) + " overlap and exact values were not computed")
-    return result(ok, evidence, wit, vals, "failed: " + "; ".join(k for k, v in checks.items() if not v),
-                  convention="lean")
-
-
-def _orthogonal(inp) -> bool:
-    U = inp.U
-    return U.transpose() * U == identity(U.nrows())
-
-
-# --------------------------------------------------------------------------
-# Prop 4
-
-
-def theta_contains(a: fmpq, b: fmpq, c: fmpq, d: fmpq) -> bool:
-    """Θ = {a = b, cd = 0} ∩ Δ_3 (exact)."""
-    return a == b and c * d == 0 and min(a, b, c, d) >= 0 and a + b + c + d == 1
-
-
-def rank_one_formula(L: fmpq_mat) -> tuple[fmpq, fmpq, fmpq, fmpq]:
-    """Prop 4: for rank-one L, π(L) = ((1−t²)/2, (1−t²)/2, t_+², t_-²) with
-    t = tr(L)/‖L‖ — rational because t² = tr(L)²/‖L‖² (exact)."""
-    tr = sum((L[i, i] for i in range(L.nrows())), fmpq(0))
-    t2 = tr * tr / frob_sq(L)
-    return ((1 - t2) / 2, (1 - t2) / 2, t2 if tr > 0 else fmpq(0), t2 if tr < 0 else fmpq(0))
-
-
-def _prop4(inp) -> Result:
-    L = inp.L
-    N = L.nrows()
-    if frob_sq(L) == 0:
-        return Result("fails", "exact", {"witnesses": []}, {}, "lean", "L = 0 is not rank one: π(0) = (0,0,0,0) ∉ Θ")
-    p = compute_profile(L, "lean")
-    pred = rank_one_formula(L)
-    got = [c.exact for c in p.coords()]
+            if u is not None:
+                H += _proj(u) * a
+            if w is not None:
+                H -= _proj(w) * a
+                P += _proj(w) * (b - a)
+    sign = 1 if face == "d" else -1
+    cp = H.charpoly()
+    cpn = [c if k % 2 == 0 else -c for k, c in enumerate(cp.coeffs())]
+    sym_spec = cpn == list(cp.coeffs()) or cpn == [-c for c in cp.coeffs()]
+    Pi = inertia_ldlt(P)
+    target = p.c if face == "d" else p.d
     checks = {
-        "π(L) = ((1−t²)/2, (1−t²)/2, t₊², t₋²)": got == list(pred),
-        "π(L) ∈ Θ": all(g is not None for g in got) and theta_contains(*got),
+        "S = H ± P": S == H + P * sign,
+        "H symmetric": is_symmetric(H),
+        "spectrum of H symmetric about 0": sym_spec,
+        "P positive semidefinite": Pi.n_neg == 0,
+        "SH = HS": S * H == H * S,
+        "SP = PS": S * P == P * S,
+        "HP = PH": H * P == P * H,
+        f"‖P‖² = {'c' if face == 'd' else 'd'}‖L‖²": target.exact is not None and frob_sq(P) == target.exact * frob_sq(L),
     }
-    # set equality {π(L) : rank L = 1, L ∈ M_N} = Θ, tested at the point t = 0 of Θ,
-    # (1/2, 1/2, 0, 0): realised by e_1 e_2ᵀ when N ≥ 2; for N = 1 every rank-one
-    # L = [x] has π = (0,0,1,0) or (0,0,0,1) (sign of x), so the point is missed.
-    if N >= 2:
-        E = fmpq_mat(N, N)
-        E[0, 1] = 1
-        pe = compute_profile(E, "lean")
-        realised = [c.exact for c in pe.coords()] == [fmpq(1, 2), fmpq(1, 2), 0, 0]
-        checks["Θ ∋ (1/2,1/2,0,0) is realised by e₁e₂ᵀ (set equality)"] = realised
-    else:
-        checks["Θ ∋ (1/2,1/2,0,0) is realised in dimension N (set equality)"] = False
-    vals = {"profile": p.to_json(20), "predicted": [q(x) for x in pred], "N": N, "checks": checks}
-    wit = [profile_witness(p), {"kind": "identity", "matrix": "L", "checks": checks,
-                                "predicted": [q(x) for x in pred]}]
-    ok = all(checks.values())
-    return result(ok, "exact", wit, vals, "failed: " + "; ".join(k for k, v in checks.items() if not v), convention="lean")
+    w = {"kind": "fiber_decomposition", "face": face, "exact": True,
+         "H": to_str_rows(H), "P": to_str_rows(P), "checks": checks}
+    return "exact", w, checks
 
 
 # --------------------------------------------------------------------------
-
-
-
-register(Claim(
-    id="profile_scale", label="Lemma 4", section=SEC,
-    lean_decls=("Appendices.MainText.profileA_symPart", "Appendices.MainText.one_sub_profileA",
-                "Appendices.MainText.profile_scale"),
-    statement="a(S) = 0; L ≠ 0 ⇒ 1 − a = ‖S‖²/‖L‖²; S ≠ 0 ⇒ (b,c,d)(L) = (1 − a(L))·(b,c,d)(S).",
-    hypotheses=(Hypothesis("S_ne_zero", "S = sym_part(L) ≠ 0", lambda inp: frob_sq(sym_part(inp.L)) != 0),),
-    input_kind="matrix", conclusion=_lemma4,
-))
-
-register(Claim(
-    id="profile_conj", label="profile_conj", section=SEC,
-    lean_decls=("Appendices.MainText.profile_conj", "Appendices.MainText.exists_orthogonal_cols"),
-    statement="π(UᵀLU) = π(L) for orthogonal U.",
-    hypotheses=(Hypothesis("U_orthogonal", "UᵀU = I", _orthogonal),),
-    input_kind="orthogonal", conclusion=_profile_conj,
-))
-
-register(Claim(
-    id="profile_rank_one", label="Proposition 4", section=SEC,
-    lean_decls=("Appendices.MainText.Theta", "Appendices.MainText.profile_smul_vecMulVec",
-                "Appendices.MainText.exists_smul_vecMulVec_of_rank_eq_one", "Appendices.MainText.profile_rank_one",
-                "Appendices.MainText.profiles_rank_one_eq_Theta"),
-    statement="rank L = 1 ⇒ π(L) = ((1−t²)/2,(1−t²)/2,t₊²,t₋²), t = tr L/‖L‖; for N ≥ 2 the rank-one profiles are exactly Θ.",
-    hypotheses=(Hypothesis("rank_one", "rank L = 1", lambda inp: rank(inp.L) == 1),
-                Hypothesis("N_ge_2", "N ≥ 2", lambda inp: inp.L.nrows() >= 2)),
-    input_kind="matrix", conclusion=_prop4, aliases=("rank-one locus", "profiles_rank_one_eq_Theta"),
-))
-
-
-# ==========================================================================
-# Definition 6 and Theorem 4, one check per Lean declaration (format 2)
+# Definition 6 and Theorem 4
 #
 # The producer's route: exact eigenvalues of S as RealAlgebraic numbers
 # (math/profile.py), exact values of b, c, d through resolvents when the orbit
@@ -417,10 +122,6 @@ register(Claim(
 # stated exact when it is zero or every α_j, β_j is rational (the kernel's
 # rule), otherwise as an enclosure (and its exact algebraic value, when known,
 # goes to the certificate's display).
-
-from . import values as V  # noqa: E402
-from .common import spectrum_witness  # noqa: E402
-from .registry import DeclResult, NotApplicable, Subject, declaration_check, predicate  # noqa: E402
 
 PROFILE_KINDS = ("matrix", "matrix_fiber")
 
@@ -635,3 +336,418 @@ declaration_check("profileD_eq_zero_iff_decomp", PROFILE_KINDS)(lambda s: _fiber
 declaration_check("profileC_eq_zero_iff_decomp", PROFILE_KINDS)(lambda s: _fiber(s, "c", False))
 declaration_check("profileD_eq_zero_decomp_commute", ("matrix",))(lambda s: _fiber(s, "d", True))
 declaration_check("profileC_eq_zero_decomp_commute", ("matrix",))(lambda s: _fiber(s, "c", True))
+
+
+# --------------------------------------------------------------------------
+# Lemma 4 (ProfileScale.lean)
+
+MAT = ("matrix",)
+
+
+def _a(X: fmpq_mat) -> fmpq:
+    """profileA X = ‖skewPart X‖²/‖X‖² (x/0 = 0), exact."""
+    return lean_div(frob_sq(skew_part(X)), frob_sq(X))
+
+
+@predicate("symPart_ne_zero")
+def _S_ne_zero(s: Subject) -> bool:
+    """symPart L ≠ 0 (Lean binder ``hS`` of profile_scale)."""
+    return frob_sq(sym_part(s.inp.L)) != 0
+
+
+@declaration_check("profileA_symPart", MAT)
+def _a_sym(s: Subject) -> DeclResult:
+    """a(symPart L) = 0: the skew part of S = symPart L, computed from S's entries, has norm 0."""
+    return DeclResult(_a(sym_part(s.inp.L)) == 0)
+
+
+@declaration_check("one_sub_profileA", MAT)
+def _one_sub_a(s: Subject) -> DeclResult:
+    """1 − a(L) = ‖S‖²/‖L‖²: a from the skew part, against the symmetric part's norm."""
+    L = s.inp.L
+    return DeclResult(1 - _a(L) == frob_sq(sym_part(L)) / frob_sq(L))
+
+
+@declaration_check("profile_scale", MAT)
+def _profile_scale(s: Subject) -> DeclResult:
+    """a(S) = 0 and (b, c, d)(L) = (1 − a(L))·(b, c, d)(S).  π(S) is computed on its own (the
+    spectrum of symPart S, divided by ‖S‖²); exact values are compared where both are rational,
+    otherwise the coordinates agree exactly when their zero-ness agrees, symPart S = S and
+    (1 − a(L))/‖S‖² = 1/‖L‖² (the same numerator over the two norms; the kernel's route)."""
+    L = s.inp.L
+    S = sym_part(L)
+    p = _prof(s)
+    pS = compute_profile(S, "lean") if frob_sq(S) != 0 else None
+    one_a = 1 - _a(L)
+    scale = one_a * lean_div(fmpq(1), frob_sq(S)) == lean_div(fmpq(1), frob_sq(L))
+    ok = _a(S) == 0
+    for k in "bcd":
+        zL = p is None or getattr(p, k).is_zero
+        zS = pS is None or getattr(pS, k).is_zero
+        if zL or zS:
+            ok = ok and zL == zS
+            continue
+        cL, cS = getattr(p, k).exact, getattr(pS, k).exact
+        ok = ok and (cL == one_a * cS if cL is not None and cS is not None else sym_part(S) == S and scale)
+    return DeclResult(ok)
+
+
+# --------------------------------------------------------------------------
+# profile_conj (ProfileInvariance.lean), exists_orthogonal_cols (RankOneLocus.lean)
+
+
+def _coord(p: Profile | None, k: str) -> tuple[fmpq | None, bool, arb]:
+    """(exact value or None, zero, enclosure) of a coordinate, exact by the kernel's rule (zero, a,
+    or every α_j, β_j rational)."""
+    if p is None:
+        return fmpq(0), True, arb(0)
+    c = getattr(p, k)
+    ex = c.exact if (k == "a" or c.is_zero or _rational_lists(p)) else None
+    return (fmpq(0) if c.is_zero else ex), c.is_zero, c.enclosure
+
+
+def _same(x: tuple, y: tuple) -> tuple[bool | None, str]:
+    """Two coordinates: exactly when both are exact, else by disjoint enclosures (certified)."""
+    if x[0] is not None and y[0] is not None:
+        return x[0] == y[0], "exact"
+    if x[1] != y[1]:
+        return False, "exact"
+    return (False if not x[2].overlaps(y[2]) else None), "certified"
+
+
+@predicate("U_orthogonal")
+def _U_orthogonal(s: Subject) -> bool:
+    """UᵀU = 1 (Lean binder ``hU``)."""
+    U = s.inp.U
+    return U.transpose() * U == identity(U.nrows())
+
+
+@declaration_check("profile_conj", ("matrix_pair",))
+def _profile_conj(s: Subject) -> DeclResult:
+    """a, b, c, d of UᵀLU equal those of L: a exactly; b, c, d equal when the exact eigenvalue lists
+    of the two symmetric parts agree entry by entry and the norms agree, else compared as values
+    (exact, or disjoint enclosures)."""
+    L, U = s.inp.L, s.inp.U
+    C = U.transpose() * L * U
+    ps = []
+    for X, name in ((L, "S"), (C, "S_UtLU")):
+        s.witness(spectrum_witness(sym_part(X), name))
+        ps.append(compute_profile(X, "lean") if frob_sq(X) != 0 else None)
+    lists = []
+    for X in (L, C):
+        sd = spectral_data(sym_part(X))
+        lists.append([r.value.scale(fmpq(1, sd.D)) for r in sd.pos + sd.neg])
+    same = frob_sq(L) == frob_sq(C) and len(lists[0]) == len(lists[1]) and all(
+        x.cmp(y) == 0 for x, y in zip(*lists))
+    if _a(L) != _a(C):
+        return DeclResult(False)
+    if same:
+        return DeclResult(True)
+    ev = "exact"
+    for k in "bcd":
+        r, e = _same(_coord(ps[0], k), _coord(ps[1], k))
+        ev = "certified" if e == "certified" else ev
+        if r is None:
+            return DeclResult(None, "certified", reason=f"the enclosures of {k} overlap")
+        if not r:
+            return DeclResult(False, ev)
+    return DeclResult(True, ev)
+
+
+@predicate("orthonormal_on_s")
+def _orthonormal(s: Subject) -> bool:
+    """v_i · v_j = [i = j] for i, j ∈ s (Lean binder ``hv``)."""
+    v, idx = s.inp.v, s.inp.s
+    if not idx:
+        return True
+    W = fmpq_mat([v.tolist()[i] for i in idx])
+    return W * W.transpose() == identity(len(idx))
+
+
+def orthogonal_extension(v: fmpq_mat, idx: tuple[int, ...]) -> fmpq_mat:
+    """A rational orthogonal U with U e_i = v_i (row i of ``v``) for i ∈ idx, for an orthonormal
+    rational family: one Householder reflection per vector, I − 2hhᵀ/(hᵀh) with h = e_i − Uᵀv_i,
+    which fixes the columns already placed (exact)."""
+    N = v.nrows()
+    U = identity(N)
+    for i in idx:
+        z = U.transpose() * fmpq_mat([[x] for x in v.tolist()[i]])
+        h = -z
+        h[i, 0] += 1
+        hh = (h.transpose() * h)[0, 0]
+        if hh != 0:
+            U = U * (identity(N) - h * h.transpose() * (2 / hh))
+    return U
+
+
+@declaration_check("exists_orthogonal_cols", ("family",))
+def _orthogonal_cols(s: Subject) -> DeclResult:
+    """∃ U with UᵀU = 1 and U's column i = v_i (i ∈ s): U built by Householder reflections and
+    checked; a family that is not orthonormal has no such U (the columns of U are)."""
+    v, idx = s.inp.v, s.inp.s
+    if not _orthonormal(s):
+        return DeclResult(False, reason="the family is not orthonormal")
+    U = orthogonal_extension(v, idx)
+    s.witness({"kind": "orthogonal", "of": "family", "U": to_str_rows(U)})
+    ok = U.transpose() * U == identity(v.nrows()) and all(U[k, i] == v[i, k] for i in idx for k in range(v.nrows()))
+    return DeclResult(ok)
+
+
+# --------------------------------------------------------------------------
+# Prop 4 (RankOneLocus.lean)
+#
+# π of a rank-one matrix through the producer's general route (exact values of
+# b, c, d by resolvents, math/profile.py); the kernel evaluates it by the
+# rank-≤ 2 structure of S (kernel/rules/rank_one.py).  The formula's side is
+# computed from t = u·v (or t = tr L, or t² = (x·y)²/(‖x‖²‖y‖²)).
+
+P4_KINDS = ("matrix", "rank_one", "theta_point")
+
+
+def formula(t2: fmpq, sign: int) -> list[fmpq]:
+    """((1 − t²)/2, (1 − t²)/2, max(t, 0)², max(−t, 0)²) from t² and the sign of t.
+
+    >>> formula(fmpq(9, 25), 1)
+    [8/25, 8/25, 9/25, 0]
+    """
+    return [(1 - t2) / 2, (1 - t2) / 2, t2 if sign > 0 else fmpq(0), t2 if sign < 0 else fmpq(0)]
+
+
+def in_theta(p: list[fmpq]) -> bool:
+    """p ∈ Θ = {a = b, cd = 0} ∩ Δ₃ by Lean's definition (seven conditions)."""
+    a, b, c, d = p
+    return min(p) >= 0 and a + b + c + d == 1 and a == b and c * d == 0
+
+
+def _sgn(x: fmpq) -> int:
+    return (x > 0) - (x < 0)
+
+
+def _rank(s: Subject) -> int:
+    """rank L with its witness (used by hL and by the kernel's rank-≤1 route)."""
+    def build():
+        w = rank_witness(s.inp.L, "L")
+        s.witness(w)
+        return w["rank"]
+
+    return s.memo("rank_L", build)
+
+
+def _profile_equals(s: Subject, L: fmpq_mat, target: list[fmpq], spectrum: bool) -> tuple[bool | None, str]:
+    """π(L) = target: exact for rank ≤ 1 (resolvent values; Lean's π(0) = 0), otherwise by the
+    kernel's coordinate rule (exact, or disjoint enclosures) with the spectrum witness of S."""
+    if frob_sq(L) == 0:
+        return all(x == 0 for x in target), "exact"
+    p = compute_profile(L, "lean")
+    if rank(L) <= 1:
+        got = [c.exact for c in p.coords()]
+        if None in got:  # the resolvent's orbit cap: tr S and the second power sum of S give it
+            raise ArithmeticError("exact profile of a rank-one matrix not computed")
+        return got == target, "exact"
+    if spectrum:
+        s.witness(spectrum_witness(sym_part(L), "S"))
+    ev = "exact"
+    for k, x in zip("abcd", target):
+        r, e = _same(_coord(p, k), (x, x == 0, arb(x)))
+        ev = "certified" if e == "certified" else ev
+        if r is None:
+            return None, "certified"
+        if not r:
+            return False, ev
+    return True, ev
+
+
+def _factor(L: fmpq_mat) -> tuple[list[fmpq], list[fmpq]]:
+    """L = x yᵀ for rank L = 1: y a nonzero row of L, x the column through its first nonzero
+    entry scaled by that entry."""
+    rows = L.tolist()
+    i = next(i for i, r in enumerate(rows) if any(r))
+    j = next(j for j, x in enumerate(rows[i]) if x != 0)
+    return [L[k, j] / L[i, j] for k in range(L.nrows())], list(rows[i])
+
+
+def _matrix_factor(s: Subject) -> tuple[list[fmpq], list[fmpq]] | None:
+    """The factor witness L = x yᵀ when rank L = 1 (None otherwise)."""
+    def build():
+        if _rank(s) != 1:
+            return None
+        x, y = _factor(s.inp.L)
+        s.witness({"kind": "factor", "of": "L", "x": [str(V.exact(a)["exact"]) for a in x],
+                   "y": [str(V.exact(b)["exact"]) for b in y]})
+        return x, y
+
+    return s.memo("factor_L", build)
+
+
+@predicate("rank_eq_one")
+def _rank_one(s: Subject) -> bool:
+    """rank L = 1 (Lean binder ``hL``)."""
+    return _rank(s) == 1
+
+
+@predicate("norm_eq_one")
+def _norm_one(s: Subject) -> bool:
+    """frobSq L = 1 (Lean binder ``hnorm``)."""
+    return frob_sq(s.inp.L) == 1
+
+
+@predicate("N_ge_two")
+def _N_ge_two(s: Subject) -> bool:
+    """2 ≤ N (Lean binder ``hN``)."""
+    return s.inp.N >= 2
+
+
+def _unit(s: Subject, key: str) -> bool:
+    """hu, hv, hs on a ``rank_one`` input; on a matrix the instance is the normalised factorisation
+    u = x/‖x‖, v = y/‖y‖, s = ‖x‖‖y‖ of L, which satisfies all three whenever it exists."""
+    if s.kind != "rank_one":
+        return True
+    if key == "s":
+        return s.inp.s > 0
+    w = s.inp.u if key == "u" else s.inp.v
+    return sum((a * a for a in w), fmpq(0)) == 1
+
+
+for _k, _pid in (("u", "u_unit"), ("v", "v_unit"), ("s", "s_pos")):
+    predicate(_pid)(lambda s, k=_k: _unit(s, k))
+
+
+@declaration_check("Theta", ("theta_point",))
+def _theta(s: Subject) -> DeclResult:
+    """Θ at the input point: membership by the definition, checked against the parametrisation
+    p = ((1 − t²)/2, (1 − t²)/2, t₊², t₋²), t ∈ [−1, 1] (with t² = c + d, the sign of c − d)."""
+    p = list(s.inp.p)
+    t2 = p[2] + p[3]
+    param = t2 <= 1 and min(p[2], p[3]) == 0 and min(p) >= 0 and formula(t2, _sgn(p[2] - p[3])) == p
+    member = in_theta(p)
+    return DeclResult(member == param, value=V.boolean(member))
+
+
+@declaration_check("profile_smul_vecMulVec", ("rank_one", "matrix"))
+def _smul(s: Subject) -> DeclResult:
+    """π(s·u vᵀ) = formula(t = u·v) on a ``rank_one`` input; on a rank-one matrix L = x yᵀ (factor
+    witness) at its normalised factorisation, t² = (x·y)²/(‖x‖²‖y‖²) (the scale-free form of
+    profile_rank_one)."""
+    if s.kind == "rank_one":
+        inp = s.inp
+        t = sum((a * b for a, b in zip(inp.u, inp.v)), fmpq(0))
+        r, ev = _profile_equals(s, inp.L, formula(t * t, _sgn(t)), False)
+        return DeclResult(r, ev)
+    f = _matrix_factor(s)
+    if f is None:
+        raise NotApplicable("rank L ≠ 1: L is not s·u vᵀ")
+    x, y = f
+    xy = sum((a * b for a, b in zip(x, y)), fmpq(0))
+    t2 = xy * xy / (sum((a * a for a in x), fmpq(0)) * sum((b * b for b in y), fmpq(0)))
+    r, ev = _profile_equals(s, s.inp.L, formula(t2, _sgn(xy)), True)
+    return DeclResult(r, ev)
+
+
+@declaration_check("exists_smul_vecMulVec_of_rank_eq_one", ("matrix",))
+def _exists_smul(s: Subject) -> DeclResult:
+    """∃ unit u, v, s > 0 with L = s·u vᵀ: the witness L = x yᵀ (u = x/‖x‖, v = y/‖y‖, s = ‖x‖‖y‖),
+    checked; without rank one there is none (s·u vᵀ has rank 1)."""
+    f = _matrix_factor(s)
+    if f is None:
+        return DeclResult(False, reason="rank L ≠ 1")
+    x, y = f
+    return DeclResult(fmpq_mat([[a * b for b in y] for a in x]) == s.inp.L and any(x) and any(y))
+
+
+@declaration_check("profile_rank_one", ("matrix",))
+def _profile_rank_one(s: Subject) -> DeclResult:
+    """π(L) = formula(t = tr L) (Lean form: rank L = 1 and frobSq L = 1)."""
+    _rank(s)
+    t = trace(s.inp.L)
+    r, ev = _profile_equals(s, s.inp.L, formula(t * t, _sgn(t)), True)
+    return DeclResult(r, ev, reason="" if r is not None else "coordinates not separated from the formula")
+
+
+def realise_theta(p: list[fmpq], N: int) -> dict | None:
+    """A factor witness x yᵀ (x = e₀) with profile p ∈ Θ in M_N, following Lean: t = √c − √d,
+    v = t e₀ + √(1 − t²) e₁, rescaled.  y = (t, r) when t and r = √(1 − t²) are rational
+    (Pythagorean), y = (t/r, 1) when t/r is, else y = (±√m, 1) with m = t²/(1 − t²) (entries in
+    Q(√m)); None when N = 1 and p is not a vertex.
+
+    >>> realise_theta([fmpq(8, 25), fmpq(8, 25), fmpq(9, 25), fmpq(0)], 2)["y"]
+    ['3/5', '4/5']
+    """
+    from ..exact.rational import fmpq_str
+
+    def sqrt(x: fmpq) -> fmpq | None:
+        r, t = x.p.isqrt(), x.q.isqrt()
+        return fmpq(r, t) if r * r == x.p and t * t == x.q else None
+
+    t2, sg = p[2] + p[3], _sgn(p[2] - p[3])
+    x = [fmpq(1)] + [fmpq(0)] * (N - 1)
+    if t2 == 1:
+        y = [fmpq(sg)] + [fmpq(0)] * (N - 1)
+    elif N == 1:
+        return None
+    else:
+        t, r = sqrt(t2), sqrt(1 - t2)
+        m = t2 / (1 - t2)
+        y = [fmpq(0), fmpq(1)] + [fmpq(0)] * (N - 2)
+        if t is not None and r is not None:
+            y[0], y[1] = sg * t, r
+        elif sqrt(m) is not None:
+            y[0] = sg * sqrt(m)
+        else:
+            zero = ["0"] * N
+            ys = list(zero)
+            ys[0] = str(sg)
+            return {"kind": "factor", "of": "theta", "x": [fmpq_str(a) for a in x],
+                    "y": [fmpq_str(b) for b in y], "sqrt": fmpq_str(m), "x_sqrt": zero, "y_sqrt": ys}
+    return {"kind": "factor", "of": "theta", "x": [fmpq_str(a) for a in x], "y": [fmpq_str(b) for b in y]}
+
+
+def _realises(w: dict, p: list[fmpq]) -> bool:
+    """Whether the factor witness x yᵀ has rank one and profile p: a rational L through
+    compute_profile, an L over Q(√m) through sympy's exact eigenvalues of its 2 × 2 block (the
+    rest of L is zero, which adds zeros to α and β)."""
+    from ..exact.rational import parse_rational
+
+    x = [parse_rational(a) for a in w["x"]]
+    y = [parse_rational(b) for b in w["y"]]
+    if "sqrt" not in w:
+        L = fmpq_mat([[a * b for b in y] for a in x])
+        return rank(L) == 1 and _profile_equals(None, L, p, False) == (True, "exact")
+    import sympy
+
+    r = sympy.sqrt(sympy.Rational(w["sqrt"]))
+    Q = lambda z: sympy.Rational(str(z))  # noqa: E731
+    ys = [Q(b) + Q(c) * r for b, c in zip(w["y"], w["y_sqrt"])]
+    if any(Q(c) != 0 for c in w["x_sqrt"]) or x[0] != 1 or any(x[1:]) or any(ys[2:]):
+        return False
+    L = sympy.Matrix([[ys[0], ys[1]], [0, 0]])
+    S, T = (L + L.T) / 2, (L - L.T) / 2
+    fL = sum(e ** 2 for e in L)
+    ev = [sympy.nsimplify(v) for v in S.eigenvals(multiple=True)]
+    al = sorted((v for v in ev if v.is_positive), reverse=True) + [0, 0]
+    be = sorted((-v for v in ev if v.is_negative), reverse=True) + [0, 0]
+    got = [sum(e ** 2 for e in T) / fL, 2 * al[0] * be[0] / fL,
+           (al[0] - be[0]) ** 2 / fL if al[0] > be[0] else 0, (be[0] - al[0]) ** 2 / fL if be[0] > al[0] else 0]
+    return all(sympy.simplify(g - Q(t)) == 0 for g, t in zip(got, p))
+
+
+@declaration_check("profiles_rank_one_eq_Theta", ("matrix", "theta_point"))
+def _locus(s: Subject) -> DeclResult:
+    """{π(L) : rank L = 1} = Θ at one point.  ⊆ on a rank-one matrix: π(L) ∈ Θ.  ⊇ on a point p of
+    Θ: L = x yᵀ (factor witness, entries possibly in Q(√m)) of rank one with π(L) = p; for N = 1
+    and a ≠ 0 no rank-one L exists (a 1 × 1 matrix is symmetric: a = 0)."""
+    if s.kind == "matrix":
+        if _rank(s) != 1:
+            raise NotApplicable("rank L ≠ 1")
+        p = compute_profile(s.inp.L, "lean")
+        got = [c.exact for c in p.coords()]
+        if None in got:
+            raise ArithmeticError("exact profile of a rank-one matrix not computed")
+        return DeclResult(in_theta(got))
+    p = list(s.inp.p)
+    if not in_theta(p):
+        raise NotApplicable("the ⊇ direction is evaluated at points of Θ")
+    w = realise_theta(p, s.inp.N)
+    if w is None:
+        return DeclResult(False, reason="N = 1: every 1 × 1 matrix is symmetric, a = 0 ≠ p.a")
+    s.witness(w)
+    return DeclResult(_realises(w, p))

@@ -216,19 +216,41 @@ class Subject:
         self.inp = inp
         self._memo: dict = {}
         self.witnesses: dict[tuple, dict] = {}
+        self._asked: list[set] = []  # witness keys asked for, per open declaration / memo build
 
     @property
     def kind(self) -> str:
         return self.inp.kind2
 
     def memo(self, key, fn: Callable[[], Any]) -> Any:
+        """fn() once per key; the witnesses its first evaluation asked for are asked for again on
+        every later use, so that a declaration using a cached value still claims them."""
         if key not in self._memo:
-            self._memo[key] = fn()
-        return self._memo[key]
+            self._asked.append(set())
+            try:
+                val = fn()
+            finally:
+                asked = self._asked.pop()
+            self._memo[key] = (val, asked)
+        val, asked = self._memo[key]
+        if self._asked:
+            self._asked[-1] |= asked
+        return val
 
     def witness(self, w: dict) -> None:
         """Record a witness the certificate must carry."""
-        self.witnesses.setdefault((w["kind"], w.get("of")), w)
+        k = (w["kind"], w.get("of"))
+        self.witnesses.setdefault(k, w)
+        if self._asked:
+            self._asked[-1].add(k)
+
+    def begin(self) -> None:
+        """Start collecting the witnesses one declaration asks for."""
+        self._asked.append(set())
+
+    def end(self) -> set:
+        """The witness keys asked for since the matching :meth:`begin`."""
+        return self._asked.pop()
 
 
 @dataclass(frozen=True)

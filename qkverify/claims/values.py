@@ -20,7 +20,7 @@ from flint import arb, fmpq, fmpq_mat, fmpz
 
 from ..exact.algebraic import RealAlgebraic, arb_to_interval
 from ..exact.matrix import to_str_rows
-from ..exact.intervals import decimal_bounds
+from ..exact.intervals import decimal_bounds, outward
 from ..exact.rational import fmpq_str
 
 #: significant decimal digits of a stated enclosure
@@ -42,6 +42,17 @@ def enclosure(x: arb) -> dict:
     """Outward-rounded enclosure of an arb ball."""
     lo, hi = arb_to_interval(x)
     return enclosure_q(lo, hi)
+
+
+def root_in(poly: list[int], x: arb) -> dict:
+    """{"root": poly, lo, hi}: the root of the integer polynomial ``poly`` (ascending coefficients)
+    inside the ball x, with [lo, hi] ⊇ x rounded outward to SIG significant digits (rationals).
+
+    >>> root_in([-2, 0, 1], arb(2).sqrt())["root"]["lo"]
+    '141421356237/100000000000'
+    """
+    a, b = outward(*arb_to_interval(x), SIG, strict=True)
+    return {"root": {"poly": [str(c) for c in poly], "lo": fmpq_str(a), "hi": fmpq_str(b)}}
 
 
 def real(x: RealAlgebraic) -> dict:
@@ -69,4 +80,4 @@ def ints(xs) -> dict:
     return {"ints": [int(x) for x in xs]}
 
 
-__all__ = ["SIG", "exact", "enclosure", "enclosure_q", "real", "matrix", "listv", "boolean", "ints", "fmpz", "math"]
+__all__ = ["SIG", "exact", "enclosure", "enclosure_q", "root_in", "real", "matrix", "listv", "boolean", "ints", "fmpz", "math"]

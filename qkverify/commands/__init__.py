@@ -18,6 +18,8 @@ COMMANDS = (
     "baselines",
     "verify",
     "lean_audit",
+    "spectrum",
+    "accumulation",
     "regimes",
     "simulate",
     "ginibre",

@@ -59,7 +59,8 @@ def _run2(args, st) -> int:
     from ..claims.registry import declaration_check_fn
 
     kinds = {k for d in st.decls if d.check in registered_check_ids() for k in declaration_check_fn(d.check).kinds}
-    want = "head" if kinds == {"head"} else ("matrix_n" if "matrix_bound" in kinds else None)
+    want = {frozenset({"head"}): "head", frozenset({"law"}): "law"}.get(frozenset(kinds),
+                                                                       "matrix_n" if "matrix_bound" in kinds else None)
     inp = load_input(args.input, want)
     if inp.kind2 not in kinds and hasattr(inp, "L") and "matrix" in kinds:
         inp = load_input(args.input, "matrix")

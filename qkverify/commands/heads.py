@@ -1,16 +1,22 @@
-"""`qkverify heads [MODEL]`: certify every attention head of a model.
+"""`qkverify heads [MODEL…]`: certify every attention head of one or more models.
 
 Per head (Theorem 3, Lemma 10, Def 6, Lemma 2): exact rank of M with a
-minor witness, the exact signature (charpoly of ½JG + Descartes), certified
-eigenvalue enclosures, a exactly, b, c, d as certified intervals with exact
-face decisions, pairing quantities, and the authors' float64 pipeline beside
-them with a flag wherever it would decide differently.  Writes a CSV and a
-JSON table, one compact certificate per head and a PNG into
-``certificates/heads/<model>/`` (or ``--out``).
+minor witness, the deterministic cells of the nonzero spectrum of S (the
+signature, α_j vs β_j, the faces, b, c, d, pairing quantities read from
+them), exact a, the exact charpoly signature and the direct N x N route on
+the first head when they fit the budget, and the authors' float64 pipeline
+beside them (display only) with a flag wherever it would decide differently.
+Writes a CSV and a JSON table, one compact certificate per head (as soon as
+the head is done, so a rerun resumes) and a PNG into
+``certificates/heads/<model>/`` (or ``--out``); with several models also a
+combined ``survey.csv`` (the authors' column names) and ``survey_summary.json``.
+``--scheduler`` runs the heads on a Dask cluster (see the README).
 """
 
 from __future__ import annotations
 
+import json
+import math
 import os
 import re
 import sys
@@ -20,19 +26,32 @@ from pathlib import Path
 from ..errors import QKInputError
 
 NAME = "heads"
-HELP = "certify every attention head of a model (default: all-MiniLM-L6-v2): signature, profile, pairing"
+HELP = "certify every attention head of one or more models (default: all-MiniLM-L6-v2): signature, profile, pairing"
+
+
+def _cores() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
 
 
 def add_arguments(p) -> None:
     """Register the options of ``qkverify heads`` on an argparse parser."""
-    p.add_argument("model", nargs="?", default=None,
+    p.add_argument("model", nargs="*", default=None,
                    help="weights (.safetensors file/dir, .gguf, TransformerLens .npz) or a known model "
-                        "(all-MiniLM-L6-v2 [default], SmolLM2-135M-Instruct)")
-    p.add_argument("--out", default=None, help="output directory (default certificates/heads/<model>/)")
-    p.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
+                        "(all-MiniLM-L6-v2 [default], SmolLM2-135M-Instruct); several give a combined table")
+    p.add_argument("--out", default=None,
+                   help="output directory (default certificates/heads/<model>/; with several models "
+                        "<out>/<model>/ and the combined table in <out>, default certificates/heads)")
+    p.add_argument("--jobs", type=int, default=None, help=f"worker processes (default: the cores available, {_cores()})")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="run the heads on a Dask cluster: a scheduler address (tcp://host:8786) or local:K "
+                        "for a LocalCluster of K worker processes")
     p.add_argument("--layers", default=None, help="layers to certify, e.g. 0,2,4-5 (default all)")
     p.add_argument("--digits", type=int, default=9,
-                   help="relative width of the b, c, d enclosures is at most 10^-digits (default 9)")
+                   help="width of the b, c, d enclosures at most 10^-digits relative to the value, or to "
+                        "10^-6·(1 − a) for smaller values (default 9)")
     p.add_argument("--n-heads", type=int, default=None, help="head count for safetensors without config.json")
     p.add_argument("--n-kv-heads", type=int, default=None, help="KV head count (grouped-query) without config.json")
     p.add_argument("--pre-norm-qk", action="store_true",
@@ -44,16 +63,23 @@ def add_arguments(p) -> None:
                         "heads.json (default: their exact squared norms and SHA-256)")
     p.add_argument("--exact-signature", choices=("all", "first", "none"), default="first",
                    help="exact charpoly(½JG)+Descartes signature on all heads, the first head only (default), or none "
-                        "; other heads: exact rank witness + certified enclosures of the 2n nonzero eigenvalues")
+                        "(within the budget); the signature is certified on every head by the rank witness and the cells")
     p.add_argument("--direct", choices=("first", "none", "all"), default="first",
-                   help="also the direct N x N exact route (charpoly of S) on the first head (default), none or all")
-    p.add_argument("--enclosure", choices=("fast", "arb"), default="fast",
-                   help="verified eigenvalue route: float64 midpoint-radius (fast, default) or arb balls")
+                   help="also the direct N x N exact route (charpoly of S) on the first head (default), none or all; "
+                        "it runs only when its estimated cost fits the budget")
+    p.add_argument("--budget-seconds", type=float, default=None,
+                   help="estimated time one exact route (a charpoly) may take on one head (default 120; inf = no limit)")
+    p.add_argument("--budget-memory", type=float, default=None,
+                   help="estimated memory in GiB one exact route may take on one head (default 2; inf = no limit)")
+    p.add_argument("--force-routes", action="store_true", help="run every exact route whatever its estimated cost")
     p.add_argument("--cut", type=float, default=1e-9, help="relative eigenvalue cut of the float64 comparison (default 1e-9)")
     p.add_argument("--full-witness", action="store_true", help="put full charpoly coefficients in the certificates")
     p.add_argument("--no-certificates", action="store_true", help="tables and picture only")
     p.add_argument("--no-plot", action="store_true", help="skip the PNG")
-    p.add_argument("--force", action="store_true", help="replace different existing certificates")
+    p.add_argument("--force", action="store_true", help="recompute every head and replace different existing certificates")
+    p.add_argument("--no-resume", action="store_true",
+                   help="recompute every head even when its certificate (same weights, same options) is already "
+                        "there; a different result is then refused unless --force")
     p.add_argument("--quiet", action="store_true", help="no table on stdout, no progress bar")
 
 
@@ -86,70 +112,6 @@ def check_readable(spec: str | None) -> None:
             raise QKInputError(f"{f}: cannot read ({err.strerror or err.__class__.__name__})") from None
 
 
-def run(args) -> int:
-    """Certify the model's heads and write tables, certificates and the PNG.
-
-    Exit status 0 when every certified head satisfies Theorem 3 (or the
-    theorem does not apply), 1 when a head contradicts it (a bug), 2 for bad
-    input (QKInputError, raised by the loaders and option checks), an
-    unreadable weights file or an unwritable output folder -- both found
-    before any head is certified.  ``args.out_root`` (set by ``qkverify
-    audit``, not a command-line option) replaces ``certificates`` in the
-    default output folder."""
-    from ..io.outputs import probe_output_dir
-    from ..models import load_model, parse_layers
-
-    if args.jobs < 1:
-        raise QKInputError("--jobs must be at least 1")
-    if not 1 <= args.digits <= 200:
-        raise QKInputError("--digits must be between 1 and 200")
-    if not 0 < args.cut < 1:
-        raise QKInputError("--cut must be in (0, 1)")
-    layers = parse_layers(args.layers)
-    if args.out:
-        probe_output_dir(args.out)
-    check_readable(args.model)
-    model = load_model(args.model, args.n_heads, args.n_kv_heads, pre_norm_qk=args.pre_norm_qk)
-    if layers is not None:
-        bad = [l for l in layers if l >= model.n_layers]
-        if bad:
-            raise QKInputError(f"--layers: {model.name} has layers 0..{model.n_layers - 1}, not {bad[0]}")
-    out = Path(args.out) if args.out else default_out(model.name, getattr(args, "out_root", None) or "certificates")
-    probe_output_dir(out)
-    rows, results = certify_model(model, layers, args)
-    meta = model.describe()
-    meta["layers"] = layers if layers is not None else list(range(model.n_layers))
-    from ..heads.output import plot, summary_lines, write_csv, write_json
-
-    write_csv(rows, out / "heads.csv")
-    write_json(rows, meta, out / "heads.json")
-    n_cert = 0
-    if not args.no_certificates:
-        from ..certificates import write
-        from ..heads.output import certificate_for
-
-        for res, src in results:
-            cert = certificate_for(res, src, meta)
-            write(cert, out / f"L{res['row']['layer']:02d}H{res['row']['head']:02d}.json", force=args.force)
-            n_cert += 1
-    if not args.no_plot:
-        plot(rows, out / "heads.png", f"{model.name}: {len(rows)} heads (N = {model.d_model}, n = {model.d_head})",
-             model.d_model)
-    if not args.quiet:
-        for line in summary_lines(rows):
-            print(line)
-    for line in _model_notes(meta):
-        print(line)
-    dis = [r for r in rows if r.get("float64_disagrees")]
-    holds = sum(1 for r, _ in results if r["verdict"] == "holds")
-    print(f"{model.name}: {len(rows)} heads; Theorem 3 signature (n, n, N−2n) certified on {holds}; "
-          f"float64 disagrees on {len(dis)}" + (": " + ", ".join(f"L{r['layer']}H{r['head']}" for r in dis) if dis else ""))
-    print(f"wrote {out}/heads.csv, heads.json" + ("" if args.no_plot else ", heads.png")
-          + (f", {n_cert} certificates" if n_cert else ""))
-    bad = [r for r, _ in results if r["verdict"] == "fails"]
-    return 1 if bad else 0
-
-
 def _model_notes(meta: dict) -> list[str]:
     """What the analysed matrix is, when it is not the model's whole score."""
     out = []
@@ -163,67 +125,196 @@ def _model_notes(meta: dict) -> list[str]:
     return out
 
 
-def _record_worker(args):  # top-level for pickling
-    """Certify one head and add the loader's per-head columns (score,
-    positional, layout, biaffine components) to its row."""
-    from ..heads.certify import _worker
+def _folder_name(spec: str | None) -> str | None:
+    """The model name for a directory given on the command line: its
+    config.json's ``_name_or_path`` (last part) or the folder's own name --
+    not the stem of a file inside it."""
+    if spec is None:
+        return None
+    p = Path(spec)
+    if not p.is_dir():
+        return None
+    cfg = p / "config.json"
+    if cfg.is_file():
+        try:
+            name = json.loads(cfg.read_text(encoding="utf-8")).get("_name_or_path")
+        except (OSError, ValueError, AttributeError):
+            name = None
+        if isinstance(name, str) and name.strip():
+            return name.strip().rstrip("/").split("/")[-1]
+    return p.resolve().name
 
-    rec, opt, vectors = args
-    res = _worker((rec, opt))
-    res["row"].update(rec.table_fields(vectors))
-    return res
+
+def _budget(args):
+    from ..heads.budget import DEFAULT_BYTES, DEFAULT_SECONDS, Budget
+
+    sec = DEFAULT_SECONDS if args.budget_seconds is None else args.budget_seconds
+    mem = DEFAULT_BYTES if args.budget_memory is None else args.budget_memory * 2**30
+    if not (sec > 0 and mem > 0) or math.isnan(sec) or math.isnan(mem):
+        raise QKInputError("--budget-seconds and --budget-memory must be positive")
+    return Budget(sec, mem, args.force_routes)
 
 
-def certify_model(model, layers, args) -> tuple[list[dict], list[tuple[dict, dict]]]:
-    """Run the per-head certification (optionally in a process pool) with a
-    progress bar; returns (rows sorted by layer/head, [(result, source)])."""
+def _check_args(args) -> None:
+    if args.jobs is None:
+        args.jobs = _cores()
+    if args.jobs < 1:
+        raise QKInputError("--jobs must be at least 1")
+    if not 1 <= args.digits <= 200:
+        raise QKInputError("--digits must be between 1 and 200")
+    if not 0 < args.cut < 1:
+        raise QKInputError("--cut must be in (0, 1)")
+
+
+def run(args) -> int:
+    """Certify the models' heads and write tables, certificates and the PNG.
+
+    Exit status 0 when every certified head satisfies Theorem 3 (or the
+    theorem does not apply), 1 when a head contradicts it (a bug), 2 for bad
+    input (QKInputError, raised by the loaders and option checks), an
+    unreadable weights file or an unwritable output folder -- both found
+    before any head is certified -- and for running out of memory (one
+    line).  ``args.out_root`` (set by ``qkverify audit``, not a command-line
+    option) replaces ``certificates`` in the default output folder."""
+    _check_args(args)
+    try:
+        return _run(args)
+    except MemoryError:
+        raise QKInputError("out of memory; lower --jobs, the budget (--budget-memory) or the model size "
+                           "(finished heads are kept: a rerun resumes)") from None
+
+
+def _run(args) -> int:
+    from ..heads.output import model_summary, write_survey
+    from ..heads.run import RunConfig
+    from ..models import parse_layers
+
+    from ..io.outputs import probe_output_dir
+
+    specs = args.model or [None]
+    layers = parse_layers(args.layers)
+    cfg = RunConfig(digits=args.digits, exact_signature=args.exact_signature, direct=args.direct,
+                    full_witness=args.full_witness, cut=args.cut, budget=_budget(args),
+                    biaffine_vectors=bool(getattr(args, "biaffine_vectors", False)))
+    if args.out:
+        probe_output_dir(args.out)
+    for spec in specs:
+        check_readable(spec)
+    client = cluster = None
+    if args.scheduler:
+        from ..heads.run import start_client
+
+        client, cluster = start_client(args.scheduler)
+    try:
+        multi = len(specs) > 1
+        root = getattr(args, "out_root", None) or "certificates"
+        base = Path(args.out) if args.out else Path(root) / "heads"
+        all_rows: list[dict] = []
+        summary: dict = {}
+        code = 0
+        for spec in specs:
+            c, rows, name = _one_model(spec, layers, cfg, args, base, multi, client)
+            code = max(code, c)
+            all_rows.extend(rows)
+            summary[name] = model_summary(rows)
+        if multi:
+            write_survey(all_rows, base / "survey.csv")
+            (base / "survey_summary.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
+            for name, s in summary.items():
+                sigs = ", ".join(f"{k}: {v}" for k, v in sorted(s["signatures"].items()))
+                f = s["faces"]
+                print(f"{name}: {s['heads']} heads; signatures {sigs}; exact faces b=0 {f['b=0']}, c=0 {f['c=0']}, "
+                      f"d=0 {f['d=0']}, undecided {f['undecided']}; float64 disagrees on {s['float64_disagrees']}")
+            print(f"wrote {base}/survey.csv, survey_summary.json ({len(all_rows)} heads of {len(specs)} models)")
+        return code
+    finally:
+        if client is not None:
+            client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def _one_model(spec, layers, cfg, args, base: Path, multi: bool, client) -> tuple[int, list[dict], str]:
+    from ..certificates import write
+    from ..heads.output import certificate_for, plot, summary_lines, write_csv, write_json
+    from ..heads.run import ModelRef, certificate_values, iter_sorted, register, run_dask, run_local, strip_private
+    from ..models import load_model
+
+    from ..io.outputs import probe_output_dir
+
+    pre_norm = bool(getattr(args, "pre_norm_qk", False))
+    model = load_model(spec, args.n_heads, args.n_kv_heads, name=_folder_name(spec), pre_norm_qk=pre_norm)
+    if layers is not None:
+        bad = [l for l in layers if l >= model.n_layers]
+        if bad:
+            raise QKInputError(f"--layers: {model.name} has layers 0..{model.n_layers - 1}, not {bad[0]}")
+    if multi or not args.out:
+        out = base / _slug(model.name)
+    else:
+        out = Path(args.out)
+    probe_output_dir(out)
+    meta = model.describe()
+    meta["layers"] = layers if layers is not None else list(range(model.n_layers))
+    ref = ModelRef(str(model.path), model.sha256, args.n_heads, args.n_kv_heads, model.name, pre_norm)
+    register(ref, model)
+    results: list[dict] = []
+    n_cert = 0
     from tqdm import tqdm
 
-    from ..heads.certify import HeadOptions
+    bar = tqdm(total=model.n_selected(layers), unit="head", disable=args.quiet or None, file=sys.stderr,
+               desc=model.name[:30])
 
-    total = model.n_selected(layers)
-    vectors = bool(getattr(args, "biaffine_vectors", False))
+    def existing(l: int, h: int):
+        if args.force or args.no_certificates or args.no_resume:
+            return None
+        p = out / f"L{l:02d}H{h:02d}.json"
+        return p if p.is_file() else None
 
-    def opts(first: bool) -> HeadOptions:
-        return HeadOptions(
-            digits=args.digits, enclosure=args.enclosure,
-            charpoly=args.exact_signature == "all" or (args.exact_signature == "first" and first),
-            direct=args.direct == "all" or (args.direct == "first" and first),
-            compare_float=True, full_witness=args.full_witness, cut=args.cut)
+    def on_result(res: dict) -> None:
+        nonlocal n_cert
+        if not args.no_certificates and not res.get("resumed"):
+            res["values"] = certificate_values(res)
+            cert = certificate_for(res, res["source"], meta)
+            r = res["row"]
+            write(cert, out / f"L{r['layer']:02d}H{r['head']:02d}.json", force=args.force)
+        if not args.no_certificates:
+            n_cert += 1
+        results.append(res)
+        bar.update(1)
 
-    results: list[tuple[dict, dict]] = []
-    bar = tqdm(total=total, unit="head", disable=args.quiet or None, file=sys.stderr, desc=model.name[:30])
-    first = True
     t0 = time.perf_counter()
     try:
-        if args.jobs == 1:
-            for rec in model.heads(layers):
-                res = _record_worker((rec, opts(first), vectors))
-                first = False
-                results.append((res, rec.source))
-                bar.update(1)
+        if client is not None:
+            run_dask(client, ref, model, layers, cfg, existing, on_result)
         else:
-            import multiprocessing as mp
-            from concurrent.futures import ProcessPoolExecutor, as_completed
-
-            os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-            os.environ.setdefault("OMP_NUM_THREADS", "1")
-            ctx = mp.get_context("spawn")
-            with ProcessPoolExecutor(max_workers=args.jobs, mp_context=ctx) as ex:
-                sel = list(range(model.n_layers)) if layers is None else layers
-                for l in sel:
-                    futs = {}
-                    for rec in model.heads([l]):
-                        futs[ex.submit(_record_worker, (rec, opts(first), vectors))] = rec.source
-                        first = False
-                    for f in as_completed(futs):
-                        results.append((f.result(), futs[f]))
-                        bar.update(1)
+            run_local(ref, model, layers, cfg, args.jobs, existing, on_result)
     finally:
         bar.close()
-    results.sort(key=lambda t: (t[0]["row"]["layer"], t[0]["row"]["head"]))
-    rows = [r["row"] for r, _ in results]
+    results = iter_sorted(results)
+    rows = [strip_private(r["row"]) for r in results]
+    resumed = sum(1 for r in results if r.get("resumed"))
     if not args.quiet:
         dt = time.perf_counter() - t0
-        sys.stderr.write(f"{len(rows)} heads in {dt:.2f} s ({1e3 * dt / max(len(rows), 1):.1f} ms/head wall)\n")
-    return rows, results
+        sys.stderr.write(f"{len(rows)} heads in {dt:.2f} s ({1e3 * dt / max(len(rows), 1):.1f} ms/head wall)"
+                         + (f"; {resumed} resumed from certificates" if resumed else "") + "\n")
+    write_csv(rows, out / "heads.csv")
+    write_json(rows, meta, out / "heads.json")
+    if not args.no_plot:
+        plot(rows, out / "heads.png", f"{model.name}: {len(rows)} heads (N = {model.d_model}, n = {model.d_head})",
+             model.d_model)
+    if not args.quiet:
+        for line in summary_lines(rows):
+            print(line)
+    for line in _model_notes(meta):
+        print(line)
+    dis = [r for r in rows if r.get("float64_disagrees")]
+    holds = sum(1 for r in results if r["verdict"] == "holds")
+    skipped = sorted({n for r in rows for n in str(r.get("notes", "")).split("; ") if "skipped" in n})
+    print(f"{model.name}: {len(rows)} heads; Theorem 3 signature (n, n, N−2n) certified on {holds}; "
+          f"float64 disagrees on {len(dis)}" + (": " + ", ".join(f"L{r['layer']}H{r['head']}" for r in dis) if dis else ""))
+    for s in skipped[:3]:
+        print(f"note: {s}")
+    print(f"wrote {out}/heads.csv, heads.json" + ("" if args.no_plot else ", heads.png")
+          + (f", {n_cert} certificates" if n_cert else ""))
+    bad = [r for r in results if r["verdict"] == "fails"]
+    return (1 if bad else 0), rows, model.name

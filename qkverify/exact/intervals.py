@@ -62,6 +62,21 @@ def _text(n: int, k: int) -> str:
     return f"{sign}{mant}e{e}"
 
 
+def outward(lo: fmpq, hi: fmpq, digits: int, strict: bool = False) -> tuple[fmpq, fmpq]:
+    """Rationals lo' ≤ lo ≤ hi ≤ hi' with ``digits`` significant decimal digits (strictly
+    outside with ``strict``).
+
+    >>> outward(fmpq(1, 3), fmpq(1, 3), 3)
+    (333/1000, 167/500)
+    """
+    m = max(abs(lo), abs(hi))
+    if m == 0:
+        return (lo, hi) if not strict else (fmpq(-1, 10**30), fmpq(1, 10**30))
+    k = _exponent(m, digits)
+    den = fmpq(10) ** k if k >= 0 else 1 / fmpq(10) ** (-k)
+    return fmpq(_round(lo, k, False, strict)) / den, fmpq(_round(hi, k, True, strict)) / den
+
+
 def decimal_bounds(lo: fmpq, hi: fmpq, digits: int = 20, strict: bool = False) -> tuple[str, str]:
     """Decimal strings (lo', hi') with lo' ≤ lo ≤ hi ≤ hi', rounded outward at ``digits``
     significant digits of max(|lo|, |hi|) (strictly outward with ``strict``)."""

@@ -54,8 +54,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from flint import arb, arb_mat, ctx, fmpz_mat
 
-U = 2.0 ** -53          # unit roundoff of binary64, round to nearest
-_TINY = 2.0 ** -1000    # absorbs every possible underflow contribution
+from ..exact.intervals import arb_bounds
+from .exact_gram import TINY as _TINY
+from .exact_gram import U, swap_matrix
 
 
 class EnclosureFailed(ArithmeticError):
@@ -84,10 +85,10 @@ class Enclosure:
     prec: int
     steps: int = 0
     notes: list = field(default_factory=list)
+    lo: np.ndarray | None = None      # float64 endpoints (values = [lo, hi]·2^scale), fast route
+    hi: np.ndarray | None = None
 
     def to_json(self, digits: int = 20) -> dict:
-        from ..exact.intervals import arb_bounds
-
         return {
             "kind": "enclosure",
             "matrix": "half_JG",
@@ -281,7 +282,7 @@ def enclose_fast(G: np.ndarray, n: int, Gm_s: tuple | None = None) -> Enclosure:
     order = np.argsort(-dC, kind="stable")
     lo, hi = _weyl_kato_temple(dC[order], rC[order], rho2C[order], epsC)
     vals = _balls(lo, hi, s)
-    return Enclosure(vals, epsC, h, s, "fast", 53)
+    return Enclosure(vals, epsC, h, s, "fast", 53, lo=lo, hi=hi)
 
 
 def _balls(lo: np.ndarray, hi: np.ndarray, s: int) -> list:
@@ -364,8 +365,6 @@ def enclose_arb(Gz: fmpz_mat, n: int, Gm_s: tuple, prec: int = 128, target_bits:
     old = ctx.prec
     ctx.prec = prec
     try:
-        from .exact_gram import swap_matrix
-
         Gm, _, s = Gm_s
         two_s = arb(2) ** (-s)
         Ga = arb_mat(Gz) * two_s
@@ -437,8 +436,6 @@ def enclose_exact_products(Gz: fmpz_mat, n: int, Gm_s: tuple, prec: int = 160) -
     left is in the final arb steps, so the widths are those of the float64
     eigenvectors: about 1e-14 relative, with Kato–Temple quadratic bounds for
     isolated eigenvalues.  Raises EnclosureFailed."""
-    from .exact_gram import swap_matrix
-
     m = 2 * n
     Gm, _, s = Gm_s                 # Gm ≈ G·2^{-s}; Y is built for G·2^{-s}
     Y = _float_basis(Gm, n)

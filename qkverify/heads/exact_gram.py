@@ -21,9 +21,16 @@ import numpy as np
 from flint import fmpq, fmpz, fmpz_mat, nmod_mat
 
 from ..errors import QKInputError
+from .digits import carry, digit_width, digits_of_int64, digits_of_parts
 
 #: prime for the fast rank witness (2^31 − 1, so residues multiply in int64)
 RANK_PRIME = 2147483647
+
+#: unit roundoff of IEEE binary64 with round to nearest (used by the rigorous
+#: float64 bounds here and in :mod:`.enclosure`, which imports it from here)
+U = 2.0 ** -53
+#: absorbs every possible underflow contribution of a float64 bound
+TINY = 2.0 ** -1000
 
 
 @dataclass
@@ -54,6 +61,18 @@ class GramData:
     _G: np.ndarray | None = None
     _Gz: fmpz_mat | None = None
     _Zi: np.ndarray | None = None
+    _diag: list | None = None
+    _digits: dict | None = None
+
+    def digits(self, w: int | None = None) -> tuple[list[np.ndarray], int]:
+        """Balanced base-2^w digits of Z Zᵀ (exact; cached per w); w defaults
+        to the width for products over 2n terms (:func:`.digits.digit_width`)."""
+        w = digit_width(2 * self.n) if w is None else w
+        if self._digits is None:
+            self._digits = {}
+        if w not in self._digits:
+            self._digits[w] = digits_of_parts(self.parts, w)
+        return self._digits[w]
 
     @property
     def G(self) -> np.ndarray:
@@ -69,15 +88,28 @@ class GramData:
             self._G = G
         return self._G
 
-    def gram_float(self) -> tuple[np.ndarray, np.ndarray, int]:
-        """(Gm, Gr, s): |Z Zᵀ·2^{-s} − Gm| ≤ Gr entrywise (rigorous), with s
-        such that the largest diagonal entry of Gm is in [1/2, 1)·(1 + small)."""
-        from .enclosure import U, _TINY
+    def diag_exact(self) -> list[int]:
+        """The diagonal of Z Zᵀ as Python ints (exact; cached).  G is positive
+        semidefinite, so its largest diagonal entry bounds every entry."""
+        if self._diag is None:
+            d = [0] * (2 * self.n)
+            for sh, P in self.parts:
+                for i, v in enumerate(np.diag(P).tolist()):
+                    d[i] += int(v) << sh
+            self._diag = d
+        return self._diag
 
-        # the diagonal of Z Zᵀ bounds every entry (Gram matrix); any power of two
-        # is a valid scale, so a float estimate of the largest diagonal entry will do
-        dmax = max(float(np.max(np.diag(P).astype(np.float64))) * 2.0 ** sh for sh, P in self.parts)
-        s = int(np.frexp(dmax)[1]) if dmax > 0 else 0
+    def gram_bits(self) -> int:
+        """Bit length of the largest entry of Z Zᵀ (exact)."""
+        return max(self.diag_exact()).bit_length()
+
+    def gram_float(self) -> tuple[np.ndarray, np.ndarray, int]:
+        """(Gm, Gr, s): |Z Zᵀ·2^{-s} − Gm| ≤ Gr entrywise (rigorous), with
+        2^(s−1) ≤ max diag(Z Zᵀ) < 2^s, so every |entry| of Gm is below 1.
+        The scale comes from the exact diagonal (no float overflow whatever
+        the weights' exponent range); parts scaled below the float range
+        underflow to 0 within the absolute term TINY."""
+        s = self.gram_bits()
         Gm = None
         absum = None
         for sh, P in self.parts:
@@ -86,7 +118,7 @@ class GramData:
             absum = np.abs(t) if absum is None else absum + np.abs(t)
         k = len(self.parts)
         # each conversion and each of the k−1 additions rounds by ≤ u relative to the partial sums
-        Gr = absum * ((k + 1) * U * 1.01) + _TINY
+        Gr = absum * ((k + 1) * U * 1.01) + TINY * (k + 1)
         return Gm, Gr, s
 
     @property
@@ -107,6 +139,8 @@ class GramData:
 
     def Z_int(self) -> np.ndarray:
         """Z as an object array of Python ints (2n x N)."""
+        if self._Zi is not None:
+            return self._Zi.astype(object)
         out = None
         for k, C in enumerate(self.slices):
             t = C.astype(np.int64).astype(object)
@@ -270,38 +304,106 @@ def _slices_of_int(Zi: np.ndarray, N: int) -> tuple[list[np.ndarray], int]:
     return out, b
 
 
-#: 18-bit pieces of |P| < 2^54 multiply to at most 2^36; sums of m such
-#: products are exact in float64 while 2^36·m ≤ 2^53
-_PIECE = 18
-
-
-def _exact_traces(parts: list, n: int) -> tuple[int, int]:
-    """(tr(G_KK G_QQ), tr(G_KQ G_KQ)) of G = Σ P_t·2^{s_t} (P_t int64, |P_t| < 2^54,
-    symmetric), exactly.  The four n x n blocks needed are cut into signed
-    digits P = p0 + p1·2^18 + p2·2^36 (p0, p1 ∈ [0, 2^18) by two's complement
-    ``&``, p2 the arithmetic shift, |p2| ≤ 2^18); the pairings of digits are
-    integer dot products of length n², computed in float64 when
-    2^36·n² < 2^53 (exact whatever the summation order), else in int64
-    (< 2^63 for n < 2^13); the shifted sums are taken in Python integers."""
-    T = len(parts)
-    Ps = np.stack([P for _, P in parts])                      # (T, 2n, 2n)
-    blocks = np.stack([Ps[:, :n, :n], Ps[:, n:, n:], Ps[:, :n, n:], Ps[:, :n, n:].transpose(0, 2, 1)])  # (4, T, n, n)
-    m = (1 << _PIECE) - 1
-    hi = blocks >> _PIECE
-    dig = np.stack([blocks & m, hi & m, hi >> _PIECE], axis=1)   # (4, 3, T, n, n): digit r of part t
-    dt = np.float64 if 2 * _PIECE + 2 * max(n, 1).bit_length() <= 53 else np.int64
-    dig = dig.reshape(4, 3 * T, n * n).astype(dt)
-    sh = np.array([s + _PIECE * r for r in range(3) for s, _ in parts], dtype=np.int64)
-    ssum = (sh[:, None] + sh[None, :]).ravel().tolist()
+def _exact_traces(D: list, lo: int, w: int, n: int) -> tuple[int, int]:
+    """(tr(G_KK G_QQ), tr(G_KQ G_KQ)) of G = Σ_q D_q·2^(w(q+lo)) (balanced
+    digits, symmetric G), exactly.  Both are sums of entrywise products of n x n
+    blocks (tr(AB) = Σ A_ij B_ij for symmetric A, B; tr(C²) = Σ C_ij (Cᵀ)_ij);
+    the digit pairings are int64 dot products (each term below 2^(2w−2), at
+    most n² terms: below 2^62 for n ≤ 2^10 since 2w ≤ 55 − log₂2n), combined
+    in Python integers."""
+    if n > 1024:
+        raise QKInputError(f"d_head = {n} above 1024 is not supported by the exact trace route")
+    Q = len(D)
+    Ds = np.stack(D).astype(np.int64)                      # (Q, 2n, 2n)
+    KK = Ds[:, :n, :n].reshape(Q, -1)
+    QQ = Ds[:, n:, n:].reshape(Q, -1)
+    KQ = Ds[:, :n, n:].reshape(Q, -1)
+    QK = Ds[:, n:, :n].reshape(Q, -1)
     out = []
-    for X, Y in ((dig[0], dig[1]), (dig[2], dig[3])):
-        D = (X @ Y.T).astype(np.int64).ravel().tolist()     # exact integers, |D| ≤ 2^36·n²
-        total = 0
-        for s_, d_ in zip(ssum, D):
-            if d_:
-                total += d_ << s_
-        out.append(total)
+    for X, Y in ((KK, QQ), (KQ, QK)):
+        M = (X @ Y.T).tolist()                            # int64, exact
+        tot = 0
+        for q in range(Q):
+            for r in range(Q):
+                v = M[q][r]
+                if v:
+                    sh = w * (q + r + 2 * lo)
+                    tot += v << sh if sh >= 0 else 0
+                    if sh < 0:
+                        raise ArithmeticError("negative digit position in an integer Gram matrix")
+        out.append(tot)
     return out[0], out[1]
+
+
+def _slice_parts(slices: list, b: int, n2: int, shift: int = 0) -> list:
+    """[(shift, P)] with Σ P·2^shift = C Cᵀ for C = Σ_k slices[k]·2^(bk): one
+    stacked float64 product (entries < 2^(2b)·N ≤ 2^53: exact), cross pairs
+    symmetrised in int64 (below 2^54)."""
+    K = len(slices)
+    C = slices[0] if K == 1 else np.concatenate(slices, axis=0)
+    Gs = (C @ C.T).astype(np.int64)
+    parts = []
+    for k in range(K):
+        for l in range(k, K):
+            P = Gs[k * n2:(k + 1) * n2, l * n2:(l + 1) * n2]
+            P = P + P.T if l != k else P.copy()
+            parts.append((shift + b * (k + l), P))
+    return parts
+
+
+def _split_parts(Zi: np.ndarray, N: int) -> list | None:
+    """Exact parts of Z Zᵀ for float32-derived Z when a few small entries are
+    all that keep Z from fitting two slices (real and synthetic heads alike:
+    tens of entries in a million).  Returns None when the split does not pay.
+
+    Z = Z_b + Z_s with Z_s the entries below 2^(L−1), L = top + 25 − 2b.  An
+    integer read from a float32 has at most 24 significant bits, so every
+    entry of Z_b is divisible by 2^u, u = L − 24 (checked), and Z_b = 2^u·Z″
+    with Z″ below 2^(2b−1): two slices, a product 4/9 of three.  Then
+
+        Z Zᵀ = 2^(2u)·Z″Z″ᵀ + 2^u(X + Xᵀ) + Z_s Z_sᵀ,   X = Z″[:, c] Z_s[:, c]ᵀ
+
+    over the c columns that hold a small entry, as exact float64 products of
+    slices of Z″ and balanced digits of Z_s (sizes chosen so that every sum of
+    products stays below 2^53)."""
+    n2 = Zi.shape[0]
+    bmax = (53 - int(np.ceil(np.log2(max(N, 2))))) // 2
+    A = np.abs(Zi)
+    top = int(A.max()).bit_length()
+    if top <= 2 * bmax:
+        return None
+    L = top + 25 - 2 * bmax
+    u = L - 24
+    small = (A < (1 << (L - 1))) & (Zi != 0)
+    cols = np.flatnonzero(small.any(axis=0))
+    c = len(cols)
+    if c == 0 or c > N // 8 or u <= 0:
+        return None
+    Zb = np.where(small, 0, Zi)
+    if np.any(Zb & ((1 << u) - 1)):
+        return None                                  # not float32-shaped after all: the generic route
+    Zpp = Zb >> u                                    # exact; |Z″| < 2^(2b − 1)
+    sl, b = _slices_of_int(Zpp, N)
+    if len(sl) > 2:
+        return None
+    parts = _slice_parts(sl, b, n2, 2 * u)
+    Zs = np.where(small, Zi, 0)[:, cols]             # (2n x c), |Z_s| < 2^(L−1)
+    lc = max(1, int(np.ceil(np.log2(c + 1))))
+    ds = min(54 - b - lc, (55 - lc) // 2)
+    if ds < 8:
+        return None
+    T, tlo = carry(digits_of_int64(Zs, ds), ds)       # balanced digits, |T_d| ≤ 2^(ds−1)
+    S = [x[:, cols] for x in sl]                      # |S_k| < 2^b
+    # cross: c·2^(b + ds − 1) ≤ 2^53; small x small: c·2^(2ds − 2) ≤ 2^53
+    for k, Sk in enumerate(S):
+        for d, Td in enumerate(T):
+            P = (Sk @ Td.T).astype(np.int64)
+            parts.append((u + b * k + ds * (d + tlo), P + P.T))
+    for d1 in range(len(T)):
+        for d2 in range(d1, len(T)):
+            P = (T[d1] @ T[d2].T).astype(np.int64)
+            parts.append((ds * (d1 + d2 + 2 * tlo), P + P.T if d1 != d2 else P))
+    return parts
 
 
 def gram_data(W_Q: np.ndarray, W_K: np.ndarray) -> GramData:
@@ -309,39 +411,33 @@ def gram_data(W_Q: np.ndarray, W_K: np.ndarray) -> GramData:
 
     float32 weights (every real checkpoint here) take an integer-only route:
     Z from the IEEE bit fields, slices of Z, one float64 product of the
-    stacked slices (exact, see the module docstring).  Other dtypes go
-    through :func:`_dyadic`.  Raises QKInputError for shape mismatches and
-    NaN/Inf.  Serves SPEC Def 6 (a) and Appendix C Lemma 10 (G).
+    stacked slices (exact, see the module docstring), with the few small
+    entries that would cost a third slice handled apart (:func:`_split_parts`).
+    Other dtypes go through :func:`_dyadic`.  Raises QKInputError for shape
+    mismatches and NaN/Inf.  Serves SPEC Def 6 (a) and Appendix C Lemma 10 (G).
     """
     if W_Q.shape != W_K.shape or W_Q.ndim != 2:
         raise QKInputError(f"W_Q {W_Q.shape} and W_K {W_K.shape} must both be n x N")
     n, N = W_Q.shape
+    n2 = 2 * n
     f32 = np.asarray(W_Q).dtype == np.float32 and np.asarray(W_K).dtype == np.float32
     fast = _float32_integers(np.concatenate([W_K, W_Q], axis=0)) if f32 else None
+    parts = None
     if fast is not None:
         Zi, e = fast
-        slices, b = _slices_of_int(Zi, N)
+        parts = _split_parts(Zi, N)
+        slices, b = (None, 0) if parts is not None else _slices_of_int(Zi, N)
     else:
         M = np.concatenate([np.asarray(W_K, np.float64), np.asarray(W_Q, np.float64)], axis=0)
         slices, b, e, Zi = _dyadic(M, N, 24 if f32 else 53)
-    K = len(slices)
-    n2 = 2 * n
-    # all slice products at once: entries < 2^{2b}·N ≤ 2^53, exact in float64
-    C = slices[0] if K == 1 else np.concatenate(slices, axis=0)
-    Gs = (C @ C.T).astype(np.int64)
-    parts = []
-    for k in range(K):
-        for l in range(k, K):
-            P = Gs[k * n2:(k + 1) * n2, l * n2:(l + 1) * n2]
-            if l != k:
-                P = P + P.T  # in int64, exact (below 2^54)
-            else:
-                P = P.copy()
-            parts.append((b * (k + l), P))
-    # ‖L‖² = tr(G_KK G_QQ) = Σ G_KK ∘ G_QQ (both symmetric); tr(L²) = Σ G_KQ ∘ G_KQᵀ
-    frob_L, tr_L2 = _exact_traces(parts, n)
-    gd = GramData(n, N, e, slices, b, parts, frob_L, tr_L2)
+    if parts is None:
+        parts = _slice_parts(slices, b, n2)
+    gd = GramData(n, N, e, slices, b, parts, 0, 0)
     gd._Zi = Zi
+    # ‖L‖² = tr(G_KK G_QQ) = Σ G_KK ∘ G_QQ (both symmetric); tr(L²) = Σ G_KQ ∘ G_KQᵀ
+    w = digit_width(n2)
+    D, lo = gd.digits(w)
+    gd.frob_L, gd.tr_L2 = _exact_traces(D, lo, w, n)
     return gd
 
 

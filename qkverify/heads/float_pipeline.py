@@ -35,7 +35,7 @@ def _profile_from_eigs(lam: np.ndarray, frob_L: float, frob_T: float) -> dict:
     nd = np.sqrt(float(diff @ diff))
     na, nb = np.sqrt(float(al @ al)), np.sqrt(float(be @ be))
     rho = nb / na if na > 0 else float("nan")
-    pairing = 1.0 - nd / nS if nS > 0 else float("nan")
+    pairing = 1.0 - nd / nS if nS > 0 else float("nan")     # S = 0: undefined (display only)
     bound = 1.0 - abs(1.0 - rho) / np.sqrt(1.0 + rho * rho) if na > 0 else float("nan")
     return {"a": a, "b": b, "c": c, "d": d, "pairing": pairing, "rho": rho, "pairing_bound": bound,
             "face_b0": b == 0.0, "face_c0": c == 0.0, "face_d0": d == 0.0}
@@ -45,12 +45,19 @@ def authors_pipeline(W_Q: np.ndarray, W_K: np.ndarray, cut: float = DEFAULT_CUT)
     """Float64 results of the authors' pipeline for one head (W_Q, W_K of
     shape (n, N)): counts with the relative ``cut``, profile, pairing.
     Float only -- for display and disagreement flags, never for decisions.
+    When the float32 restricted form overflows, returns {"error": ...} and
+    None counts instead of raising.
     """
     Q = np.asarray(W_Q, dtype=np.float64)
     K = np.asarray(W_K, dtype=np.float64)
     N = Q.shape[1]
-    U, _ = np.linalg.qr(np.concatenate([K.T, Q.T], axis=1))
-    Lr = ((K @ U).T @ (Q @ U)).astype(np.float32).astype(np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        U, _ = np.linalg.qr(np.concatenate([K.T, Q.T], axis=1))
+        Lr = ((K @ U).T @ (Q @ U)).astype(np.float32).astype(np.float64)
+    if not np.all(np.isfinite(Lr)):
+        # the pipeline stores the restricted form as float32: beyond 3.4e38 it overflows
+        return {"error": "float64 pipeline overflowed (its float32 restricted form is not finite)",
+                "n_pos": None, "n_neg": None, "n_zero": None, "cut": cut, "max_abs_eig": None, "min_abs_eig": None}
     S = 0.5 * (Lr + Lr.T)
     lam = np.linalg.eigvalsh(S)
     mx = float(np.max(np.abs(lam))) if lam.size else 0.0

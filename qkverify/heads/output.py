@@ -33,6 +33,19 @@ COLUMNS = [
 ]
 # timings are printed by the command, not stored: the table is reproducible byte for byte
 JSON_EXTRA = ["a_exact", "symmetric_energy_exact", "layout", "biaffine"]
+#: what the JSON table says about the float64_* columns
+FLOAT_NOTE = ("float64_* columns: the authors' float64 pipeline, display only (6 significant digits); "
+              "they decide nothing and are never in a certificate")
+
+#: the combined survey table uses the authors' column names (their
+#: scripts/survey_results/head_statistics.csv) for the quantities qkverify
+#: certifies: dim = 2n (the restricted space), n_zero = dim − n_pos − n_neg
+#: as in their table, b_sym = b/(1 − a) etc.; then the certified intervals.
+AUTHORS_COLUMNS = ["model", "layer", "head", "kv_head", "dim", "symmetric_energy", "pairing", "rho",
+                   "pairing_bound", "pairing_gap", "n_pos", "n_neg", "n_zero", "a", "b", "c", "d",
+                   "b_sym", "c_sym", "d_sym"]
+SURVEY_EXTRA = ["N", "n", "rank_M", "a_exact", "b_lo", "b_hi", "c_lo", "c_hi", "d_lo", "d_hi",
+                "face_b0", "face_c0", "face_d0", "pairing_lo", "pairing_hi", "float64_disagrees", "float64_flags"]
 
 
 def _cell(v):
@@ -49,13 +62,16 @@ def _cell(v):
 
 def write_csv(rows: list[dict], path: str | Path) -> None:
     """One row per head, columns :data:`COLUMNS` (missing values empty)."""
+    import io
+
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
-    with open(p, "w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
-        w.writerow(COLUMNS)
-        for r in rows:
-            w.writerow([_cell(r.get(c)) for c in COLUMNS])
+    buf = io.StringIO(newline="")
+    w = csv.writer(buf)
+    w.writerow(COLUMNS)
+    for r in rows:
+        w.writerow([_cell(r.get(c)) for c in COLUMNS])
+    _atomic_text(p, buf.getvalue())
 
 
 def write_json(rows: list[dict], meta: dict, path: str | Path) -> None:
@@ -63,8 +79,60 @@ def write_json(rows: list[dict], meta: dict, path: str | Path) -> None:
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
     cols = COLUMNS + JSON_EXTRA
-    doc = {"model": meta, "columns": cols, "rows": [{c: r.get(c) for c in cols if c in r} for r in rows]}
-    p.write_text(json.dumps(doc, indent=1, ensure_ascii=False, sort_keys=False) + "\n", encoding="utf-8")
+    doc = {"model": meta, "columns": cols, "display_only": FLOAT_NOTE,
+           "rows": [{c: r.get(c) for c in cols if c in r} for r in rows]}
+    _atomic_text(p, json.dumps(doc, indent=1, ensure_ascii=False, sort_keys=False) + "\n")
+
+
+def _atomic_text(p: Path, text: str) -> None:
+    tmp = p.with_name(f".{p.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(p)
+
+
+def survey_row(r: dict) -> dict:
+    """One row of the combined table (authors' column names, see
+    :data:`AUTHORS_COLUMNS`), from a head row."""
+    out = {k: r.get(k) for k in AUTHORS_COLUMNS + SURVEY_EXTRA if k in r}
+    out["dim"] = 2 * r["n"]
+    out["n_zero"] = 2 * r["n"] - r["n_pos"] - r["n_neg"]
+    s = r.get("symmetric_energy")
+    for k in ("b", "c", "d"):
+        v = r.get(k)
+        out[f"{k}_sym"] = (v / s) if isinstance(v, float) and isinstance(s, float) and s else None
+    return out
+
+
+def write_survey(rows: list[dict], path: str | Path) -> None:
+    """The combined table of several models (CSV, authors' column names first)."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    cols = AUTHORS_COLUMNS + SURVEY_EXTRA
+    with open(p, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(cols)
+        for r in rows:
+            sr = survey_row(r)
+            w.writerow([_cell(sr.get(c)) for c in cols])
+
+
+def model_summary(rows: list[dict]) -> dict:
+    """Per-model counts: signatures, exact faces, float-vs-exact disagreements.
+
+    >>> model_summary([{"n_pos": 2, "n_neg": 2, "n_zero": 4, "face_b0": False, "face_c0": True,
+    ...                 "face_d0": False, "float64_disagrees": True}])["faces"]
+    {'b=0': 0, 'c=0': 1, 'd=0': 0, 'undecided': 0}
+    """
+    sig: dict = {}
+    for r in rows:
+        k = f"({r['n_pos']},{r['n_neg']},{r['n_zero']})"
+        sig[k] = sig.get(k, 0) + 1
+    faces = {"b=0": sum(1 for r in rows if r.get("face_b0") is True),
+             "c=0": sum(1 for r in rows if r.get("face_c0") is True),
+             "d=0": sum(1 for r in rows if r.get("face_d0") is True),
+             "undecided": sum(1 for r in rows if "undecided" in (r.get("face_c0"), r.get("face_d0")))}
+    dis = sum(1 for r in rows if r.get("float64_disagrees"))
+    return {"heads": len(rows), "signatures": sig, "faces": faces, "float64_disagrees": dis}
 
 
 def summary_lines(rows: list[dict]) -> list[str]:
@@ -297,7 +365,7 @@ def certificate_for(res: dict, rec_source: dict, meta: dict) -> dict:
         "n": row["n"], "N": row["N"],
         "head_convention": "W_Q, W_K are n x N (rows = head dimensions); L = W_Kᵀ W_Q",
     }
-    values = {k: v for k, v in res["values"].items() if k not in ("seconds", "direct_seconds")}
+    values = {k: v for k, v in res["values"].items() if k not in ("seconds", "direct_seconds") and not k.startswith("_")}
     result = Result(res["verdict"], res.get("evidence", "certified"), {"witnesses": res["witnesses"]}, values,
                     "blueprint (α, β padded to equal length; Lean's length-N padding adds only zero pairs, same values)",
                     res.get("reason", ""))

@@ -10,12 +10,17 @@ like the JSON keys):
 * ``{"S": …}``                            -> MatrixInput with L = S (must be symmetric)
 * ``{"W_Q": …, "W_K": …}`` (n x N each)   -> HeadInput
 * ``{"L": …, "U": …}``                    -> OrthoInput    (U rational orthogonal)
+* ``{"L": …, "face": "c"|"d", "H": …, "P": …}`` -> FiberInput (a candidate S = H ± P)
+* ``{"L": …, "n": k, "V": …}``            -> SubspaceInput (rows of V: a basis of a subspace)
+* ``{"v": …, "s": [i, …]}``               -> FamilyInput   (N vectors, an index set)
+* ``{"u": […], "v": […], "s": x}``        -> RankOneInput  (L = s·u vᵀ)
+* ``{"p": [a, b, c, d], "N": k}``         -> ThetaPointInput
 * ``{"model": "iid" | "qk", "N": …, …}``  -> LawInput      (claims on random matrices)
 * ``{"Q": …, "K": …, "V": …}``            -> TripleInput   (Q, K k x d, V d x d; docs/MATH.md)
 
 Strict: a key (or ``.npz`` array) that the shape does not have is refused
 (naming it), as is a repeated JSON key.  Every shape also accepts the
-``"kind"`` key that its ``to_json`` writes, so written inputs read back.
+``"kind"`` key that its ``to_json``/``to_json2`` writes, so written inputs read back.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from flint import fmpq, fmpq_mat
 
 from ..errors import QKInputError
 from ..math import baselines as B
+from ..math.montecarlo import ENUM_LIMIT, SAMPLER
 from ..exact.matrix import is_symmetric, to_str_rows
 from ..exact.rational import fmpq_str, parse_integer, read_input_file, rows_to_fmpq_mat
 
@@ -187,6 +193,282 @@ class ValueHeadInput:
         return dict(self.ref, kind="value_head")
 
 
+@dataclass(frozen=True)
+class SubspaceInput:
+    """L (N x N), a bound n ≥ 0 and a subspace V of ℝ^N given by a basis (the rows of V,
+    linearly independent): the input of Lemma 3's ``finrank_le_of_posDefOn``."""
+
+    L: fmpq_mat
+    n: int
+    V: fmpq_mat
+    source: dict = field(default_factory=dict, compare=False)
+
+    kind2 = "matrix_subspace"
+
+    @property
+    def N(self) -> int:
+        return self.L.nrows()
+
+    def to_json2(self) -> dict:
+        """The format-2 certificate input object."""
+        return {"kind": "matrix_subspace", "L": to_str_rows(self.L), "n": self.n, "V": to_str_rows(self.V)}
+
+
+@dataclass(frozen=True)
+class FamilyInput:
+    """A family of N vectors of length N (row i of ``v`` is v_i) and a set ``s`` of indices:
+    the input of ``exists_orthogonal_cols`` (only v_i with i ∈ s matter)."""
+
+    v: fmpq_mat
+    s: tuple[int, ...]
+    source: dict = field(default_factory=dict, compare=False)
+
+    kind2 = "family"
+
+    @property
+    def N(self) -> int:
+        return self.v.nrows()
+
+    def to_json2(self) -> dict:
+        """The format-2 certificate input object."""
+        return {"kind": "family", "v": to_str_rows(self.v), "s": list(self.s)}
+
+
+@dataclass(frozen=True)
+class RankOneInput:
+    """Vectors u, v of length N and a scalar s (the arguments of ``profile_smul_vecMulVec``);
+    L = s·u vᵀ."""
+
+    u: tuple[fmpq, ...]
+    v: tuple[fmpq, ...]
+    s: fmpq
+    source: dict = field(default_factory=dict, compare=False)
+
+    kind2 = "rank_one"
+
+    @property
+    def N(self) -> int:
+        return len(self.u)
+
+    @property
+    def L(self) -> fmpq_mat:
+        return fmpq_mat([[self.s * a * b for b in self.v] for a in self.u])
+
+    def to_json2(self) -> dict:
+        """The format-2 certificate input object."""
+        return {"kind": "rank_one", "u": [fmpq_str(x) for x in self.u], "v": [fmpq_str(x) for x in self.v],
+                "s": fmpq_str(self.s)}
+
+
+@dataclass(frozen=True)
+class ThetaPointInput:
+    """A point p = (a, b, c, d) with rational coordinates and a size N ≥ 1: the input of the ⊇
+    direction of ``profiles_rank_one_eq_Theta`` (is p the profile of a rank-one N x N matrix?)."""
+
+    p: tuple[fmpq, fmpq, fmpq, fmpq]
+    N: int
+    source: dict = field(default_factory=dict, compare=False)
+
+    kind2 = "theta_point"
+
+    def to_json2(self) -> dict:
+        """The format-2 certificate input object."""
+        return {"kind": "theta_point", "p": [fmpq_str(x) for x in self.p], "N": self.N}
+
+
+def _vector(x: Any, where: str) -> tuple[fmpq, ...]:
+    if isinstance(x, np.ndarray):
+        x = x.tolist()
+    if not isinstance(x, list) or not x or any(isinstance(e, list) for e in x):
+        raise QKInputError(f"{where}: expected a non-empty flat list of numbers")
+    return tuple(rows_to_fmpq_mat([x], where).tolist()[0])
+
+
+def _size(x: Any, where: str, least: int) -> int:
+    try:
+        k = int(str(x))
+    except ValueError:
+        raise QKInputError(f"{where} must be an integer ≥ {least}, got {x!r}") from None
+    if k < least or k > 4096:
+        raise QKInputError(f"{where} must be an integer from {least} to 4096, got {k}")
+    return k
+
+
+def _special_input(doc: dict, where: str):
+    """The inputs of Lemma 3's subspace form, exists_orthogonal_cols, profile_smul_vecMulVec and
+    the ⊇ direction of profiles_rank_one_eq_Theta (None when ``doc`` is none of them)."""
+    keys = set(doc)
+    if {"L", "n", "V"} <= keys:
+        _check_keys(doc, "subspace", where)
+        L = _mat(doc["L"], f"{where}: L", True)
+        V = _mat(doc["V"], f"{where}: V", False)
+        if V.ncols() != L.nrows():
+            raise QKInputError(f"{where}: V must have N = {L.nrows()} columns (its rows are a basis of the subspace)")
+        if V.rank() != V.nrows():
+            raise QKInputError(f"{where}: the rows of V must be linearly independent (a basis of the subspace)")
+        return SubspaceInput(L, _size(doc["n"], f"{where}: n", 0), V)
+    if {"u", "v", "s"} <= keys:
+        _check_keys(doc, "rank_one", where)
+        u, v = _vector(doc["u"], f"{where}: u"), _vector(doc["v"], f"{where}: v")
+        if len(u) != len(v):
+            raise QKInputError(f"{where}: u and v must have the same length")
+        return RankOneInput(u, v, rows_to_fmpq_mat([[doc["s"]]], f"{where}: s")[0, 0])
+    if {"v", "s"} <= keys:
+        _check_keys(doc, "family", where)
+        v = _mat(doc["v"], f"{where}: v", True)
+        if not isinstance(doc["s"], list):
+            raise QKInputError(f"{where}: s must be a list of indices")
+        s = tuple(_size(i, f"{where}: s", 0) for i in doc["s"])
+        if len(set(s)) != len(s) or any(i >= v.nrows() for i in s):
+            raise QKInputError(f"{where}: s must list distinct indices below N = {v.nrows()}")
+        return FamilyInput(v, tuple(sorted(s)))
+    if {"p", "N"} <= keys:
+        _check_keys(doc, "theta_point", where)
+        p = _vector(doc["p"], f"{where}: p")
+        if len(p) != 4:
+            raise QKInputError(f"{where}: p must have four coordinates (a, b, c, d)")
+        return ThetaPointInput(p, _size(doc["N"], f"{where}: N", 1))
+    return None
+
+
+@dataclass(frozen=True)
+class VectorInput:
+    """A real vector x for Appendices B and C (and the deterministic parts of Theorem 5).
+
+    x          -- rationals μ; the Lean vector is μ itself, or μ/‖μ‖ when ``normalize``
+                  (exact in ℚ(√s), s = ‖μ‖²: a normalised spectrum)
+    y, c       -- optional second vector (rational) and scalar, for the declarations with
+                  more arguments (ι linear and orthogonal; accumulation_estimates with
+                  a = x, b = y, ρ = c)
+    S          -- optional rational symmetric matrix; the Lean matrix is S, or S/‖μ‖ when
+                  ``normalize`` (so that a matrix with eigenvalues μ has spectrum x)
+    """
+
+    x: tuple
+    normalize: bool = False
+    y: tuple | None = None
+    c: fmpq | None = None
+    S: fmpq_mat | None = None
+    source: dict = field(default_factory=dict, compare=False)
+
+    kind2 = "vector"
+
+    def to_json2(self) -> dict:
+        """The format-2 certificate input object."""
+        out: dict[str, Any] = {"kind": "vector", "x": [fmpq_str(v) for v in self.x], "normalize": self.normalize}
+        if self.y is not None:
+            out["y"] = [fmpq_str(v) for v in self.y]
+        if self.c is not None:
+            out["c"] = fmpq_str(self.c)
+        if self.S is not None:
+            out["S"] = to_str_rows(self.S)
+        return out
+
+    @staticmethod
+    def from_document(doc: Any, where: str = "input") -> "VectorInput":
+        """From a flat list (x as given) or {"x": […], "normalize": bool, "y": […], "c": q,
+        "S": rows} — or "k" instead of S: S = Q·diag(x, −y, 0, …)·Qᵀ of size k with a rational
+        Cayley Q; QKInputError naming the problem."""
+        from ..exact.rational import parse_rational
+
+        if isinstance(doc, list):
+            doc = {"x": doc}
+        extra = set(doc) - {"kind", "x", "normalize", "y", "c", "S", "k"}
+        if extra:
+            raise QKInputError(f"{where}: unknown field(s) {sorted(extra)} of a vector input")
+
+        def vec(key: str) -> tuple:
+            v = doc[key]
+            if not isinstance(v, list) or not v or any(isinstance(t, (list, dict)) for t in v):
+                raise QKInputError(f"{where}: {key} must be a non-empty list of numbers")
+            if len(v) > 1 << 20:
+                raise QKInputError(f"{where}: {key} has more than 2^20 entries")
+            return tuple(parse_rational(t, f"{where}: {key}[{i}]") for i, t in enumerate(v))
+
+        x = vec("x")
+        norm = doc.get("normalize", False)
+        if not isinstance(norm, bool):
+            raise QKInputError(f"{where}: normalize must be true or false")
+        if norm and not any(x):
+            raise QKInputError(f"{where}: the zero vector has no normalisation")
+        y = vec("y") if "y" in doc else None
+        c = parse_rational(doc["c"], f"{where}: c") if "c" in doc else None
+        S = None
+        if "S" in doc and "k" in doc:
+            raise QKInputError(f"{where}: give S or k, not both")
+        if "S" in doc:
+            S = _mat(doc["S"], f"{where}: S", True)
+        if "k" in doc:   # S = Q·diag(x, −y, 0, …)·Qᵀ (k × k) with a rational Cayley Q, for profile_of_spectrum
+            from ..math.accumulation import matrix_with_spectrum
+
+            k = doc["k"]
+            if y is None or norm or isinstance(k, bool) or not str(k).isdigit() or not 2 * len(x) <= int(str(k)) <= 256:
+                raise QKInputError(f"{where}: k needs y, normalize false and 2·len(x) ≤ k ≤ 256")
+            S = matrix_with_spectrum(list(x) + [-t for t in y] + [0] * (int(str(k)) - 2 * len(x)), 0)
+        return VectorInput(x, norm, y, c, S)
+
+
+@dataclass(frozen=True)
+class RhoInput:
+    """A ratio ρ (Theorem 5: limitProfile ρ, b(ρ), the edges of the limit curve)."""
+
+    rho: fmpq
+    source: dict = field(default_factory=dict, compare=False)
+
+    kind2 = "rho"
+
+    def to_json2(self) -> dict:
+        return {"kind": "rho", "rho": fmpq_str(self.rho)}
+
+
+@dataclass(frozen=True)
+class LobesInput:
+    """Lemma 6 and Theorem 5 sampled: a positive law γ, scales u, v (ρ = u/v), a seed and
+    the sample sizes n (the spectra vX_{<n}, −uX'_{<n}; math.accumulation)."""
+
+    law: Any
+    u: fmpq
+    v: fmpq
+    seed: int
+    sizes: tuple
+    source: dict = field(default_factory=dict, compare=False)
+
+    kind2 = "lobes"
+
+    @property
+    def rho(self) -> fmpq:
+        return self.u / self.v
+
+    def to_json2(self) -> dict:
+        return {"kind": "lobes", "law": self.law.to_json(), "u": fmpq_str(self.u), "v": fmpq_str(self.v),
+                "seed": self.seed, "sizes": list(self.sizes)}
+
+    @staticmethod
+    def from_document(doc: Any, where: str = "input") -> "LobesInput":
+        """From {"law": …, "u": q, "v": q, "seed": int, "sizes": [ints]}; QKInputError."""
+        from ..exact.rational import parse_rational
+        from ..math.accumulation import parse_positive_law
+
+        extra = set(doc) - {"kind", "law", "u", "v", "seed", "sizes"}
+        if extra:
+            raise QKInputError(f"{where}: unknown field(s) {sorted(extra)} of a lobes input")
+        law = parse_positive_law(doc.get("law"), f"{where}: law")
+        u, v = (parse_rational(doc.get(k, 1), f"{where}: {k}") for k in ("u", "v"))
+        def whole(x, what: str, lo: int, hi: int) -> int:
+            if isinstance(x, bool) or not str(x).strip().isdigit() or not lo <= int(str(x)) < hi:
+                raise QKInputError(f"{where}: {what} must be an integer in [{lo}, {hi})")
+            return int(str(x))
+
+        seed = whole(doc.get("seed", 0), "seed", 0, 2**63)
+        sizes = doc.get("sizes", [10, 100, 1000])
+        if not isinstance(sizes, list) or not 2 <= len(sizes) <= 64:
+            raise QKInputError(f"{where}: sizes must be a list of 2 to 64 sample sizes")
+        sizes = [whole(n, "a sample size", 1, 10**6 + 1) for n in sizes]
+        if sorted(set(sizes)) != sizes:
+            raise QKInputError(f"{where}: sizes must be increasing")
+        return LobesInput(law, u, v, seed, tuple(sizes))
+
+
 def _mat(doc: Any, key: str, square: bool) -> fmpq_mat:
     return rows_to_fmpq_mat(doc, key, square=square)
 
@@ -194,10 +476,15 @@ def _mat(doc: Any, key: str, square: bool) -> fmpq_mat:
 #: the keys each document shape may have (``kind`` is what ``to_json`` writes
 #: and must name that shape); anything else is refused, naming the key
 SHAPES = {
-    "head": ({"W_Q", "W_K"}, {"kind"}, ("head",)),
-    "orthogonal": ({"L", "U"}, {"kind"}, ("orthogonal",)),
-    "matrix": ({"L"}, {"kind", "n"}, ("matrix",)),
+    "head": ({"W_Q", "W_K"}, {"kind", "B"}, ("head",)),
+    "orthogonal": ({"L", "U"}, {"kind"}, ("orthogonal", "matrix_pair")),
+    "matrix": ({"L"}, {"kind", "n"}, ("matrix", "matrix_bound")),
     "symmetric": ({"S"}, {"kind"}, ("matrix", "symmetric")),
+    "fiber": ({"L", "face", "H", "P"}, {"kind"}, ("matrix_fiber",)),
+    "subspace": ({"L", "n", "V"}, {"kind"}, ("matrix_subspace",)),
+    "rank_one": ({"u", "v", "s"}, {"kind"}, ("rank_one",)),
+    "family": ({"v", "s"}, {"kind"}, ("family",)),
+    "theta_point": ({"p", "N"}, {"kind"}, ("theta_point",)),
     "triple": ({"Q", "K", "V"}, {"kind"}, ("triple",)),
 }
 
@@ -222,13 +509,28 @@ def input_from_document(doc: Any, kind: str | None = None, where: str = "input")
     Raises QKInputError naming the problem -- including a key (or an
     ``.npz`` array) that the document's shape does not have (:data:`SHAPES`).
     """
-    if kind == "law":
+    if kind == "law" or (isinstance(doc, dict) and "model" in doc):
         return LawInput.from_document(doc, where)
+    if isinstance(doc, dict) and doc.get("kind") in ("vector", "rho", "lobes") or (
+            isinstance(doc, dict) and ("x" in doc or "rho" in doc or {"law", "u", "v"} <= set(doc))) or (
+            isinstance(doc, list) and doc and not any(isinstance(t, (list, dict)) for t in doc)):
+        if isinstance(doc, list) or doc.get("kind") == "vector" or "x" in doc:
+            return VectorInput.from_document(doc, where)
+        if doc.get("kind") == "rho" or "rho" in doc:
+            from ..exact.rational import parse_rational
+
+            if set(doc) - {"kind", "rho"}:
+                raise QKInputError(f"{where}: a rho input is {{\"rho\": q}}")
+            return RhoInput(parse_rational(doc["rho"], f"{where}: rho"))
+        return LobesInput.from_document(doc, where)
     if isinstance(doc, np.ndarray) or isinstance(doc, list):
         obj: Any = MatrixInput(_mat(doc, f"{where}: L", True))
     elif isinstance(doc, dict):
         keys = set(doc)
-        if {"Q", "K", "V"} & keys:
+        special = _special_input(doc, where)
+        if special is not None:
+            obj = special
+        elif {"Q", "K"} & keys:
             _check_keys(doc, "triple", where)
             if not {"Q", "K", "V"} <= keys:
                 raise QKInputError(f"{where}: a triple needs Q, K and V; missing {sorted({'Q', 'K', 'V'} - keys)[0]}")
@@ -255,6 +557,7 @@ def input_from_document(doc: Any, kind: str | None = None, where: str = "input")
                     raise QKInputError(f"{where}: B must be an invertible N x N matrix (a basis of C)")
             obj = HeadInput(WQ, WK, B=B)
         elif {"L", "face", "H", "P"} <= keys:
+            _check_keys(doc, "fiber", where)
             L = _mat(doc["L"], f"{where}: L", True)
             if doc["face"] not in ("c", "d"):
                 raise QKInputError(f"{where}: face must be \"c\" (S = H − P) or \"d\" (S = H + P)")
@@ -274,8 +577,8 @@ def input_from_document(doc: Any, kind: str | None = None, where: str = "input")
             n = doc.get("n")
             if n is not None:
                 n = parse_integer(n, f"{where}: n")
-                if n < 1:
-                    raise QKInputError(f"{where}: n must be a positive integer, got {n}")
+                if n < 0:
+                    raise QKInputError(f"{where}: n must be a nonnegative integer, got {n}")
             obj = MatrixInput(_mat(doc["L"], f"{where}: L", True), n)
         elif "S" in keys:
             _check_keys(doc, "symmetric", where)
@@ -319,28 +622,24 @@ def load_input(path: str | Path, kind: str | None = None):
     return input_from_document(doc, kind, str(path))
 
 
-#: Monte Carlo defaults for claim checks (a false "fails" has probability <= delta)
-MC_SAMPLES = 20000
+#: Monte Carlo defaults for claim checks (a false "fails" has probability <= delta).
+#: 10000 samples: 0.4 to 0.8 s of CPU to draw and as long for the kernel to re-draw with 8 to 12
+#: Gaussian entries per sample; Hoeffding half-width 0.027 at delta = 1e-6
+MC_SAMPLES = 10000
 MC_DELTA = fmpq(1, 10 ** 6)
-
-def _q(x: fmpq | None) -> str | None:
-    return None if x is None else fmpq_str(x)
-
 
 @dataclass(frozen=True)
 class LawInput:
-    """A random-matrix model with exact laws.
+    """A random-matrix model with exact laws (input kind ``law``).
 
     model  -- ``"iid"`` (L is N x N, independent entries) or ``"qk"``
               (L = W_Kᵀ W_Q, W_K and W_Q n x N, all 2nN entries independent)
-    N, n   -- sizes (n only for ``qk``), integers >= 1
-    law    -- iid: the common entry law (FiniteLaw or GaussianLaw), or
-    grid   -- iid: an N x N tuple of laws (independent, not necessarily
-              identically distributed entries)
-    law_K, law_Q -- qk: the iid laws of the entries of W_K and of W_Q
-    samples, delta, seed -- Monte Carlo parameters, used only when a
-              nondegenerate Gaussian makes the expectation of a ratio
-              non-enumerable
+    N, n   -- sizes (n only for ``qk``), integers >= 0
+    law / grid     -- iid: one law for every entry of L, or an N x N tuple of laws
+    law_K / grid_K -- qk: one law for every entry of W_K, or an n x N tuple of laws
+    law_Q / grid_Q -- the same for W_Q
+    samples, delta, seed -- Monte Carlo parameters, used only when the
+              expectation of a ratio is sampled (:meth:`needs_monte_carlo`)
 
     Raises QKInputError on inconsistent fields.
     """
@@ -355,121 +654,153 @@ class LawInput:
     samples: int = MC_SAMPLES
     delta: fmpq = MC_DELTA
     seed: int = 0
+    grid_K: tuple | None = None
+    grid_Q: tuple | None = None
     source: dict = field(default_factory=dict, compare=False)
 
     kind2 = "law"
 
     def __post_init__(self) -> None:
-        B._check_size("N", self.N)
-        B._check_size("samples", self.samples)
+        B._check_size("N", self.N, lo=0)
+        B._check_size("samples", self.samples, hi=1 << 24)
+        if not (0 < self.delta < 1):
+            raise QKInputError("monte_carlo.delta must lie in (0, 1)")
+        if not (isinstance(self.seed, int) and 0 <= self.seed < 1 << 64):
+            raise QKInputError("monte_carlo.seed must be an integer in [0, 2^64)")
         if self.model == "iid":
-            if (self.law is None) == (self.grid is None):
-                raise QKInputError("an iid law input needs exactly one of 'law' or 'grid'")
-            if self.grid is not None:
-                if len(self.grid) != self.N or any(len(r) != self.N for r in self.grid):
-                    raise QKInputError(f"'grid' must be {self.N} x {self.N} laws")
+            pairs = [("L", self.law, self.grid, self.N)]
         elif self.model == "qk":
             if self.n is None:
                 raise QKInputError("a qk law input needs the head dimension n")
-            B._check_size("n", self.n)
-            if self.law_K is None or self.law_Q is None:
-                raise QKInputError("a qk law input needs law_K and law_Q")
+            B._check_size("n", self.n, lo=0)
+            pairs = [("W_K", self.law_K, self.grid_K, self.n), ("W_Q", self.law_Q, self.grid_Q, self.n)]
         else:
             raise QKInputError(f"unknown law model {self.model!r} (use 'iid' or 'qk')")
+        for name, law, grid, rows in pairs:
+            if (law is None) == (grid is None):
+                raise QKInputError(f"a {self.model} law input needs one law or one grid of laws for {name}")
+            if grid is not None and (len(grid) != rows or any(len(r) != self.N for r in grid)):
+                raise QKInputError(f"the laws of {name} must form a {rows} x {self.N} grid")
 
     # ---- the laws of the entries ------------------------------------------
-    def entry_grid(self) -> list[list[Any]]:
-        """iid model: the N x N list of entry laws."""
-        if self.grid is not None:
-            return [list(r) for r in self.grid]
-        return [[self.law] * self.N for _ in range(self.N)]
+    def grids(self) -> dict[str, list[list[Any]]]:
+        """The law of every entry: ``{"L": N x N}`` (iid) or ``{"W_K": n x N, "W_Q": n x N}`` (qk)."""
+        def g(law, grid, rows):
+            return [list(r) for r in grid] if grid is not None else [[law] * self.N for _ in range(rows)]
+
+        if self.model == "iid":
+            return {"L": g(self.law, self.grid, self.N)}
+        return {"W_K": g(self.law_K, self.grid_K, self.n), "W_Q": g(self.law_Q, self.grid_Q, self.n)}
 
     def all_laws(self) -> list[Any]:
-        if self.model == "iid":
-            return [l for r in self.entry_grid() for l in r]
-        return [self.law_K, self.law_Q]
+        """Every entry's law, matrix by matrix, row-major."""
+        return [l for G in self.grids().values() for r in G for l in r]
 
     def is_finite(self) -> bool:
-        """Exact enumeration applies: every law is finite (degenerate Gaussians
-        count), or (qk) one factor is the point mass at 0, so L = 0 a.s."""
-        if self.model == "qk" and (B.is_zero_law(self.law_K) or B.is_zero_law(self.law_Q)):
-            return True
+        """Every entry law is finite (point masses included): expectations are finite sums."""
         return all(B.as_finite(l) is not None for l in self.all_laws())
 
-    def sigma2(self) -> fmpq:
-        """iid: the common second moment if the entries share one, else the
-        mean of the entries' second moments (so that E‖L‖² = N²σ² is automatic)."""
-        ms = [l.second_moment() for l in self.all_laws()]
-        return sum(ms, fmpq(0)) / len(ms)
+    def patterns(self) -> int | None:
+        """Number of value patterns of the entries (None when an entry is a nondegenerate Gaussian)."""
+        out = 1
+        for l in self.all_laws():
+            f = B.as_finite(l)
+            if f is None:
+                return None
+            out *= len(f.atoms)
+        return out
+
+    def needs_monte_carlo(self) -> bool:
+        """Expectations of ratios are sampled: a nondegenerate Gaussian entry, or more than
+        ENUM_LIMIT value patterns."""
+        k = self.patterns()
+        return k is None or k > ENUM_LIMIT
 
     # ---- JSON ---------------------------------------------------------------
-    def to_json(self) -> dict:
+    def to_json2(self) -> dict:
+        """The certificate input object (schema ``input_law``); the Monte Carlo
+        parameters are included when an entry is a nondegenerate Gaussian."""
         out: dict[str, Any] = {"kind": "law", "model": self.model, "N": self.N}
         if self.model == "iid":
-            if self.grid is not None:
-                out["grid"] = [[l.to_json() for l in r] for r in self.grid]
-            else:
-                out["law"] = self.law.to_json()
+            items = [("L", self.law, self.grid)]
         else:
             out["n"] = self.n
-            out["law_K"] = self.law_K.to_json()
-            out["law_Q"] = self.law_Q.to_json()
-        if not self.is_finite():
-            out["monte_carlo"] = {"samples": self.samples, "delta": fmpq_str(self.delta), "seed": self.seed}
+            items = [("W_K", self.law_K, self.grid_K), ("W_Q", self.law_Q, self.grid_Q)]
+        for k, law, grid in items:
+            out[k] = law.to_json2() if grid is None else [[l.to_json2() for l in r] for r in grid]
+        if self.needs_monte_carlo():
+            out["monte_carlo"] = {"sampler": SAMPLER, "samples": self.samples, "delta": fmpq_str(self.delta),
+                                  "seed": self.seed}
         return out
+
+    to_json = to_json2
 
     @staticmethod
     def from_document(doc: Any, where: str = "input") -> "LawInput":
-        """Inverse of :meth:`to_json`.  Laws: ``{"value": "prob"}``,
-        ``{"gaussian": "v"[, "mean": "m"]}`` or a name (``rademacher``,
-        ``skewed``, ``lazy``, ``skewed3``, ``gaussian``).  Raises QKInputError."""
+        """Inverse of :meth:`to_json2`; also reads the short forms ``"law"``/``"grid"``
+        (iid) and ``"law_K"``/``"law_Q"`` (qk, a law or a grid).  Laws: a certificate law
+        object, ``{"value": "prob"}``, ``{"gaussian": "v"[, "mean": "m"]}`` or a name
+        (``rademacher``, ``skewed``, ``lazy``, ``skewed3``, ``gaussian``).  Raises QKInputError."""
         if not isinstance(doc, dict):
             raise QKInputError(f"{where}: a law input is a JSON object with 'model', 'N' and the laws")
         model = str(doc.get("model", "iid"))
         allowed = {"kind", "model", "N", "monte_carlo"} | (
-            {"law", "grid"} if model == "iid" else {"n", "law_K", "law_Q"} if model == "qk" else set())
+            {"law", "grid", "L"} if model == "iid" else {"n", "law_K", "law_Q", "W_K", "W_Q"} if model == "qk"
+            else set())
         extra = sorted(str(k) for k in doc if k not in allowed)
         if extra and model in ("iid", "qk"):
             raise QKInputError(f"{where}: unknown key {extra[0]!r} (a {model} law input has the keys "
                                f"{', '.join(sorted(allowed))})")
         if "kind" in doc and doc["kind"] != "law":
             raise QKInputError(f"{where}: key 'kind' is {doc['kind']!r}, but this claim takes a law input")
-        if model == "iid" and "law" in doc and "grid" in doc:
-            raise QKInputError(f"{where}: give 'law' or 'grid', not both")
 
         def size(key: str) -> int:
             if key not in doc:
                 raise QKInputError(f"{where}: missing '{key}'")
             return parse_integer(doc[key], f"{where}: {key}")
 
+        def entries(x: Any, name: str) -> dict:
+            if isinstance(x, list):
+                if not all(isinstance(r, list) for r in x):
+                    raise QKInputError(f"{where}: the laws of {name} are one law or a list of rows of laws")
+                return {"grid": tuple(tuple(B.parse_law(l) for l in r) for r in x)}
+            return {"law": B.parse_law(x)}
+
         mc = doc.get("monte_carlo") or {}
         if not isinstance(mc, dict):
-            raise QKInputError(f"{where}: 'monte_carlo' must be an object with samples, delta, seed")
-        extra = sorted(str(k) for k in mc if k not in ("samples", "delta", "seed"))
+            raise QKInputError(f"{where}: 'monte_carlo' must be an object with sampler, samples, delta, seed")
+        extra = sorted(str(k) for k in mc if k not in ("sampler", "samples", "delta", "seed"))
         if extra:
-            raise QKInputError(f"{where}: unknown key {extra[0]!r} in 'monte_carlo' (keys: samples, delta, seed)")
-        kw = {}
+            raise QKInputError(f"{where}: unknown key {extra[0]!r} in 'monte_carlo' (keys: sampler, samples, delta, "
+                               "seed)")
+        if mc.get("sampler", SAMPLER) != SAMPLER:
+            raise QKInputError(f"{where}: unknown Monte Carlo sampler {mc['sampler']!r} (this version: {SAMPLER})")
+        kw: dict[str, Any] = {}
         if mc:
             kw = {"samples": parse_integer(mc.get("samples", MC_SAMPLES), f"{where}: samples"),
                   "delta": B.to_fmpq(mc.get("delta", MC_DELTA), f"{where}: delta"),
                   "seed": parse_integer(mc.get("seed", 0), f"{where}: seed")}
         if model == "iid":
-            if "grid" in doc:
-                grid = tuple(tuple(B.parse_law(l) for l in r) for r in doc["grid"])
-                return LawInput("iid", size("N"), grid=grid, **kw)
-            if "law" not in doc:
-                raise QKInputError(f"{where}: an iid law input needs 'law' or 'grid'")
-            return LawInput("iid", size("N"), law=B.parse_law(doc["law"]), **kw)
+            keys = [k for k in ("law", "grid", "L") if k in doc]
+            if len(keys) != 1:
+                raise QKInputError(f"{where}: an iid law input needs exactly one of 'L', 'law' or 'grid'")
+            e = entries(doc[keys[0]], "L")
+            return LawInput("iid", size("N"), law=e.get("law"), grid=e.get("grid"), **kw)
         if model == "qk":
-            for k in ("law_K", "law_Q"):
-                if k not in doc:
-                    raise QKInputError(f"{where}: a qk law input needs '{k}'")
-            return LawInput("qk", size("N"), n=size("n"), law_K=B.parse_law(doc["law_K"]),
-                            law_Q=B.parse_law(doc["law_Q"]), **kw)
+            kq = {}
+            for short, long in (("law_K", "W_K"), ("law_Q", "W_Q")):
+                keys = [k for k in (short, long) if k in doc]
+                if len(keys) != 1:
+                    raise QKInputError(f"{where}: a qk law input needs exactly one of '{long}' or '{short}'")
+                e = entries(doc[keys[0]], long)
+                kq[short], kq["grid_" + short[-1]] = e.get("law"), e.get("grid")
+            return LawInput("qk", size("N"), n=size("n"), **kq, **kw)
         raise QKInputError(f"{where}: unknown law model {model!r} (use 'iid' or 'qk')")
 
     def describe(self) -> str:
+        def what(law):
+            return law.label() if law is not None else "per-entry laws"
+
         if self.model == "iid":
-            what = self.law.label() if self.law is not None else "per-entry laws"
-            return f"iid N={self.N}, {what}"
-        return f"qk n={self.n} N={self.N}, K {self.law_K.label()}, Q {self.law_Q.label()}"
+            return f"iid N={self.N}, {what(self.law)}"
+        return f"qk n={self.n} N={self.N}, K {what(self.law_K)}, Q {what(self.law_Q)}"

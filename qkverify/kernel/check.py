@@ -117,7 +117,7 @@ def _check(cert: dict, base_dir: Path | None, weights_dirs: list[str]) -> tuple[
                 f"hypotheses must be exactly the Lean binders {[b for b, _ in e.binders]}")
         dropped = d.get("dropped", [])
         require(set(dropped) <= set(d["hypotheses"]), where, "a dropped binder is not a hypothesis")
-        q.certified = False
+        q.certified = q.empirical = False
         try:
             for b, pid in e.binders:
                 val = PREDICATES[pid](q)
@@ -139,7 +139,7 @@ def _check(cert: dict, base_dir: Path | None, weights_dirs: list[str]) -> tuple[
             if d["conclusion"] != "undecided":
                 raise Undecided(f"{where}: {err}") from None
             concl = "undecided"
-        level = "certified" if q.certified else "exact"
+        level = "empirical" if q.empirical else ("certified" if q.certified else "exact")
         if d["conclusion"] == "undecided":  # weaker than what the kernel shows: true, kept
             concl, level = "undecided", d["evidence"]
         require(d["conclusion"] == concl, where, f"conclusion is {concl}, the certificate says {d['conclusion']}")

@@ -62,6 +62,7 @@ class Ctx:
         self.inp = cert["input"]
         self.kind = self.inp["kind"]
         self.certified = False  # set when a decision rested on an enclosure
+        self.empirical = False  # set when a conclusion rests on a sample (Monte Carlo, Lemma 6, Theorem 5)
         self.witnesses: dict[tuple, dict] = {}
         for w in cert["witnesses"]:
             key = (w["kind"], w.get("of"))

@@ -1235,7 +1235,7 @@ class Ctx:
         }
         if k in allowed:
             only_keys(inp, allowed[k], "input")
-        if "n" in inp and k not in ("law", "weights"):
+        if "n" in inp and k != "weights":
             self.n = pyint(inp["n"], "input.n", 0, MAX_DIM)
         if k == "matrix":
             _require("L" in inp, "input", "matrix input without L")
@@ -1262,39 +1262,10 @@ class Ctx:
         elif k == "weights":
             self.available = False
             self._check_weights()
-        elif k == "law":
-            self._read_law()
         else:
             self.available = False
         if self.L is not None:
             self.ok(f"input {k} parsed exactly ({self.L.nrows()}x{self.L.ncols()})")
-
-    def _read_law(self) -> None:
-        inp = self.inp
-        only_keys(inp, {"kind", "model", "N", "n", "law", "grid", "law_K", "law_Q", "monte_carlo"}, "input")
-        self.law_model = inp.get("model")
-        _require(self.law_model in ("iid", "qk"), "input", "law model must be 'iid' or 'qk'")
-        self.law_N = pyint(inp.get("N"), "input.N", 1, 64)
-        self.law_mc = jdict(inp["monte_carlo"], "input.monte_carlo") if "monte_carlo" in inp else None
-        if self.law_mc is not None:  # well-formed whether or not the claim samples
-            pyint(self.law_mc.get("samples"), "input.monte_carlo.samples", 1, 1 << 40)
-            _require(0 < rat(self.law_mc.get("delta"), "input.monte_carlo.delta") < 1, "input",
-                     "monte_carlo.delta must lie in (0, 1)")
-        if self.law_model == "iid":
-            N = self.law_N
-            if "grid" in inp:
-                _require("law" not in inp, "input", "give either law or grid")
-                rows = jlist(inp["grid"], "input.grid", N)
-                self.law_grid = [[law_from_json(x, f"input.grid[{i}][{j}]") for j, x in
-                                  enumerate(jlist(r, f"input.grid[{i}]", N))] for i, r in enumerate(rows)]
-            else:
-                l = law_from_json(inp.get("law"), "input.law")
-                self.law_grid = [[l] * N for _ in range(N)]
-        else:
-            self.law_n = pyint(inp.get("n"), "input.n", 1, 64)
-            self.law_K = law_from_json(inp.get("law_K"), "input.law_K")
-            self.law_Q = law_from_json(inp.get("law_Q"), "input.law_Q")
-        self.ok(f"law input parsed exactly (model {self.law_model}, N = {self.law_N})")
 
     def _check_weights(self) -> None:
         inp = self.inp
@@ -2798,358 +2769,6 @@ def rule_lemma10(ctx: Ctx) -> RuleResult:
                        "inertia_half_JG": _eq_inertia(innH, "values"), "checks": _checks_validator(checks)})
 
 
-# -- Appendix A: random matrices with exact (finite or Gaussian) entry laws --------
-
-#: most value patterns the kernel enumerates for an expectation of a ratio
-MAX_PATTERNS = 1 << 16
-
-
-@dataclass
-class KLaw:
-    """An entry law: mean, second moment, and its atoms when finite."""
-
-    mean: fmpq
-    m2: fmpq
-    atoms: list | None  # [(value, probability)] or None (nondegenerate Gaussian)
-    gaussian: bool = False  # gaussianReal m v (v = 0 allowed; a point mass is one)
-
-
-def law_from_json(x: Any, where: str) -> KLaw:
-    """An entry law from its certificate form: {value: probability} (positive, summing to 1) or {gaussian: v[, mean: m]}."""
-    d = jdict(x, where)
-    if "gaussian" in d:
-        only_keys(d, {"gaussian", "mean"}, where)
-        v = rat(d["gaussian"], f"{where}.gaussian")
-        m = rat(d.get("mean", "0"), f"{where}.mean")
-        _require(v >= 0, "input", f"{where}: negative variance")
-        return KLaw(m, v + m * m, [(m, fmpq(1))] if v == 0 else None, True)
-    _require(0 < len(d) <= 64, "limits", f"{where}: a finite law needs 1..64 atoms")
-    atoms = [(rat(k, f"{where} value"), rat(p, f"{where}[{k}]")) for k, p in d.items()]
-    _require(all(p > 0 for _, p in atoms), "input", f"{where}: probabilities must be positive")
-    _require(sum((p for _, p in atoms), fmpq(0)) == 1, "input", f"{where}: probabilities do not sum to 1")
-    _require(len({v for v, _ in atoms}) == len(atoms), "input", f"{where}: repeated atom")
-    mean = sum((v * p for v, p in atoms), fmpq(0))
-    m2 = sum((v * v * p for v, p in atoms), fmpq(0))
-    return KLaw(mean, m2, atoms, len(atoms) == 1)
-
-
-def _is_zero_law(l: KLaw) -> bool:
-    return l.atoms is not None and len(l.atoms) == 1 and l.atoms[0][0] == 0
-
-
-def _convolve(dist: dict, contrib: dict) -> dict:
-    out: dict = {}
-    for (s1, t1), p in dist.items():
-        for (s2, t2), q in contrib.items():
-            k = (s1 + s2, t1 + t2)
-            out[k] = out.get(k, fmpq(0)) + p * q
-    return out
-
-
-def _energy_dist(ctx: "Ctx") -> tuple[dict, int] | None:
-    """Exact joint law of (‖S‖², ‖T‖²) for a finite model, and the number of
-    value patterns; None when some law is not finite or the enumeration is
-    above MAX_PATTERNS."""
-    N = ctx.law_N
-    if ctx.law_model == "iid":
-        grid = ctx.law_grid
-        if any(l.atoms is None for r in grid for l in r):
-            return None
-        patterns = 1
-        for r in grid:
-            for l in r:
-                patterns *= len(l.atoms)
-        _require(patterns <= MAX_PATTERNS ** 4, "limits", "too many value patterns")
-        # ‖S‖², ‖T‖² are sums over the diagonal and over unordered pairs {i, j},
-        # which are independent blocks: convolve their laws
-        dist = {(fmpq(0), fmpq(0)): fmpq(1)}
-        for i in range(N):
-            c: dict = {}
-            for v, p in grid[i][i].atoms:
-                k = (v * v, fmpq(0))
-                c[k] = c.get(k, fmpq(0)) + p
-            dist = _convolve(dist, c)
-            for j in range(i + 1, N):
-                c = {}
-                for a, p in grid[i][j].atoms:
-                    for b, q in grid[j][i].atoms:
-                        k = ((a + b) ** 2 / 2, (a - b) ** 2 / 2)
-                        c[k] = c.get(k, fmpq(0)) + p * q
-                dist = _convolve(dist, c)
-        return dist, patterns
-    K, Q, n = ctx.law_K, ctx.law_Q, ctx.law_n
-    if _is_zero_law(K) or _is_zero_law(Q):
-        return {(fmpq(0), fmpq(0)): fmpq(1)}, 1
-    if K.atoms is None or Q.atoms is None:
-        return None
-    patterns = (len(K.atoms) * len(Q.atoms)) ** (n * N)
-    if patterns > MAX_PATTERNS:
-        _fail("limits", f"{patterns} value patterns exceed the kernel's enumeration limit {MAX_PATTERNS}")
-    import itertools
-
-    dist: dict = {}
-    cells = n * N
-    for ks in itertools.product(K.atoms, repeat=cells):
-        pk = fmpq(1)
-        for _, p in ks:
-            pk *= p
-        WK = fmpq_mat([[ks[r * N + c][0] for c in range(N)] for r in range(n)])
-        for qs in itertools.product(Q.atoms, repeat=cells):
-            pq = pk
-            for _, p in qs:
-                pq *= p
-            WQ = fmpq_mat([[qs[r * N + c][0] for c in range(N)] for r in range(n)])
-            L = WK.transpose() * WQ
-            k = (frob(sym(L)), frob(skew(L)))
-            dist[k] = dist.get(k, fmpq(0)) + pq
-    return dist, patterns
-
-
-def _summary(dist: dict) -> dict:
-    eS = sum((s * p for (s, t), p in dist.items()), fmpq(0))
-    eT = sum((t * p for (s, t), p in dist.items()), fmpq(0))
-    p0 = sum((p for (s, t), p in dist.items() if s + t == 0), fmpq(0))
-    rS = sum((p * s / (s + t) for (s, t), p in dist.items() if s + t != 0), fmpq(0))
-    rT = sum((p * t / (s + t) for (s, t), p in dist.items() if s + t != 0), fmpq(0))
-    cond = (lambda x: None) if p0 == 1 else (lambda x: x / (1 - p0))
-    return {"E_L2": eS + eT, "E_S2": eS, "E_T2": eT, "P_L0": p0, "E_ratio_S_lean": rS, "E_ratio_T_lean": rT,
-            "E_ratio_S_cond": cond(rS), "E_ratio_T_cond": cond(rT),
-            "ratio_of_expectations_S": _lean_div(eS, eS + eT), "ratio_of_expectations_T": _lean_div(eT, eS + eT),
-            "support": len(dist)}
-
-
-def _opt_rat(expected: fmpq | None, chk: str):
-    def v(x, where):
-        if expected is None:
-            _require(x is None, chk, f"{where} should be null")
-        else:
-            _require(rat(x, where) == expected, chk, f"{where} should be {qstr(expected)}")
-    return v
-
-
-def _float_of(expected: fmpq, chk: str):
-    """A displayed float: must be within 2^-40 (relative) of the exact value
-    (display only: nothing is decided from it)."""
-    def v(x, where):
-        _require(isinstance(x, (int, float)) and not isinstance(x, bool), chk, f"{where}: expected a number")
-        ex = fmpq(0) if x == 0 else _float_to_q(float(x))
-        tol = max(abs(expected), fmpq(1)) / fmpq(2) ** 40
-        _require(abs(ex - expected) <= tol, chk, f"{where}: displayed float is not the exact value {qstr(expected)}")
-    return v
-
-
-def _float_to_q(x: float) -> fmpq:
-    n, d = x.as_integer_ratio()
-    return fmpq(n, d)
-
-
-def _any_text(x, where):
-    _require(isinstance(x, str), "values", f"{where}: expected text")
-
-
-def _moments(ctx: "Ctx") -> dict:
-    """E‖L‖², E‖S‖², E‖T‖², E tr(L²) from means and second moments of
-    independent entries (exact)."""
-    N = ctx.law_N
-    if ctx.law_model == "iid":
-        g = ctx.law_grid
-        eL = sum((g[i][j].m2 for i in range(N) for j in range(N)), fmpq(0))
-        eS = sum((g[i][i].m2 for i in range(N)), fmpq(0))
-        eT = fmpq(0)
-        for i in range(N):
-            for j in range(i + 1, N):
-                a, b = g[i][j], g[j][i]
-                eS += (a.m2 + b.m2 + 2 * a.mean * b.mean) / 2
-                eT += (a.m2 + b.m2 - 2 * a.mean * b.mean) / 2
-        return {"E_L2": eL, "E_S2": eS, "E_T2": eT, "E_trL2": eS - eT}
-    K, Q, n = ctx.law_K, ctx.law_Q, ctx.law_n
-    mu2 = K.mean ** 2 * Q.mean ** 2
-    diag = n * K.m2 * Q.m2 + n * (n - 1) * mu2
-    eL = N * N * diag
-    etr = N * diag + N * (N - 1) * n * n * mu2
-    return {"E_L2": eL, "E_S2": (eL + etr) / 2, "E_T2": (eL - etr) / 2, "E_trL2": etr}
-
-
-def _mc_checks(ctx: "Ctx", checks: dict, values: dict, tS: fmpq, tT: fmpq) -> None:
-    """Monte Carlo: the Hoeffding half-width and the intervals' arithmetic
-    are re-checked; the sample means themselves cannot be (no samples)."""
-    mc_in = ctx.law_mc
-    _require(mc_in is not None, "input", "a non-enumerable law input needs its monte_carlo parameters")
-    nsamp = pyint(mc_in.get("samples"), "input.monte_carlo.samples", 1, 1 << 40)
-    delta = rat(mc_in.get("delta"), "input.monte_carlo.delta")
-    _require(0 < delta < 1, "input", "monte_carlo.delta must lie in (0, 1)")
-    conf = f"{qstr(1 - delta)}"
-    state: dict = {}
-
-    def mc(x, where):
-        d = jdict(x, where)
-        only_keys(d, {"samples", "confidence", "seed", "halfwidth_upper", "halfwidth_float", "mean_S", "mean_T",
-                      "interval_S", "interval_T", "interval_S_float", "interval_T_float", "zero_samples", "note"}, where)
-        _require(pyint(d.get("samples"), where) == nsamp, "monte_carlo", f"{where}.samples differs from the input")
-        _require(rat(d.get("confidence"), where) == 1 - delta, "monte_carlo", f"{where}.confidence ≠ 1 − delta")
-        _require(d.get("seed") == mc_in.get("seed"), "monte_carlo", f"{where}.seed differs from the input")
-        h = rat(d.get("halfwidth_upper"), f"{where}.halfwidth_upper")
-        old = FCTX.prec
-        try:
-            FCTX.prec = 128
-            need = (arb(2) / arb(delta)).log() / (2 * nsamp)
-            _require(h > 0 and arb(h * h) > need, "monte_carlo",
-                     f"{where}: halfwidth_upper is below the Hoeffding half-width √(ln(2/δ)/(2n))")
-        finally:
-            FCTX.prec = old
-        for q, target in (("S", tS), ("T", tT)):
-            iv = jlist(d.get(f"interval_{q}"), f"{where}.interval_{q}", 2)
-            lo, hi = rat(iv[0], where), rat(iv[1], where)
-            # [mean − h, mean + h] clipped to [0, 1] (the ratios lie in [0, 1])
-            _require(0 <= lo <= hi <= 1, "monte_carlo", f"{where}.interval_{q} is not inside [0, 1]")
-            _require(lo == 0 or hi == 1 or hi - lo >= 2 * h, "monte_carlo",
-                     f"{where}.interval_{q} is narrower than 2·halfwidth_upper")
-            state[q] = lo <= target <= hi
-            if f"interval_{q}_float" in d:
-                fl = jlist(d[f"interval_{q}_float"], where, 2)
-                _float_of(lo, "monte_carlo")(fl[0], f"{where}.interval_{q}_float[0]")
-                _float_of(hi, "monte_carlo")(fl[1], f"{where}.interval_{q}_float[1]")
-        if "halfwidth_float" in d:
-            _float_of(h, "monte_carlo")(d["halfwidth_float"], f"{where}.halfwidth_float")
-        _require(isinstance(d.get("note", ""), str), "monte_carlo", f"{where}.note should be text")
-        ctx.not_checked.append("the Monte Carlo sample means (no samples in the certificate; re-run with the seed)")
-        ctx.partial = True
-
-    values["monte_carlo"] = mc
-    checks[f"E[‖S‖²/‖L‖²] = (N+1)/(2N) within the {conf} Hoeffding interval"] = lambda: state.get("S")
-    checks[f"E[‖T‖²/‖L‖²] = (N−1)/(2N) within the {conf} Hoeffding interval"] = lambda: state.get("T")
-
-
-def _law_rule(ctx: "Ctx", cid: str) -> RuleResult:
-    _require(ctx.kind == "law", "input", f"{cid} needs a law input")
-    want = {"integral_frobSq_iid": "iid"}.get(cid, "qk")
-    _require(ctx.law_model == want, "input", f"{cid} needs a law input with model {want!r}")
-    N = ctx.law_N
-    checks: dict = {}
-    values: dict = {"model": lambda x, w: _require(x == want, "values", f"{w} should be {want!r}"),
-                    "N": _eq_int(N, "values"), "method": _any_text}
-    m = _moments(ctx)
-    tS, tT = fmpq(N + 1, 2 * N), fmpq(N - 1, 2 * N)
-    ed = _energy_dist(ctx)
-    finite = ed is not None
-    summ = None
-    if finite:
-        dist, patterns = ed
-        summ = _summary(dist)
-        for k in ("E_L2", "E_S2", "E_T2"):
-            _require(summ[k] == m[k], "kernel", f"enumeration and moments disagree on {k}")
-        summ["patterns"] = patterns
-        ctx.ok(f"joint law of (‖S‖², ‖T‖²) enumerated exactly ({len(dist)} classes)")
-    if cid == "integral_frobSq_iid":
-        allm = [l.m2 for r in ctx.law_grid for l in r]
-        s2 = sum(allm, fmpq(0)) / len(allm)
-        f = {"E_L2": N * N * s2, "E_S2": N * (N + 1) * s2 / 2, "E_T2": N * (N - 1) * s2 / 2}
-        checks.update({
-            "E‖L‖² = N²σ²": m["E_L2"] == f["E_L2"],
-            "E‖S‖² = N(N+1)σ²/2": m["E_S2"] == f["E_S2"],
-            "E‖T‖² = N(N−1)σ²/2": m["E_T2"] == f["E_T2"],
-            "E‖S‖²/E‖L‖² = (N+1)/(2N)": _lean_div(m["E_S2"], m["E_L2"]) == tS,
-            "E‖T‖²/E‖L‖² = (N−1)/(2N)": _lean_div(m["E_T2"], m["E_L2"]) == tT,
-        })
-        values["sigma2"] = _eq_rat(s2, "values")
-        for k in ("E_L2", "E_S2", "E_T2"):
-            values[k] = _eq_rat(m[k], "values")
-            values[f"formula_{k}"] = _eq_rat(f[k], "values")
-        ident = {k: m[k] for k in ("E_L2", "E_S2", "E_T2")}
-        ident.update({f"formula_{k}": f[k] for k in ("E_L2", "E_S2", "E_T2")})
-    elif cid == "integral_frobSq_qk":
-        n = ctx.law_n
-        sK, sQ = ctx.law_K.m2, ctx.law_Q.m2
-        c = sK * sQ
-        f = {"E_L2": n * N * N * c, "E_trL2": n * N * c, "E_S2": n * N * (N + 1) * c / 2,
-             "E_T2": n * N * (N - 1) * c / 2, "ratio_S": tS, "ratio_T": tT}
-        checks.update({
-            "E‖L‖² = nN²σ_K²σ_Q²": m["E_L2"] == f["E_L2"],
-            "E tr(L²) = nNσ_K²σ_Q²": m["E_trL2"] == f["E_trL2"],
-            "E‖S‖² = nN(N+1)σ_K²σ_Q²/2": m["E_S2"] == f["E_S2"],
-            "E‖T‖² = nN(N−1)σ_K²σ_Q²/2": m["E_T2"] == f["E_T2"],
-            "E‖S‖²/E‖L‖² = (N+1)/(2N)": _lean_div(m["E_S2"], m["E_L2"]) == tS,
-            "E‖T‖²/E‖L‖² = (N−1)/(2N)": _lean_div(m["E_T2"], m["E_L2"]) == tT,
-        })
-        values.update({"n": _eq_int(n, "values"), "sigma_K2": _eq_rat(sK, "values"),
-                       "sigma_Q2": _eq_rat(sQ, "values")})
-        for k in ("E_L2", "E_trL2", "E_S2", "E_T2"):
-            values[k] = _eq_rat(m[k], "values")
-        for k, v in f.items():
-            values[f"formula_{k}"] = _eq_rat(v, "values")
-        if summ is not None:
-            values["E_ratio_S (not part of Corollary 2)"] = _eq_rat(summ["E_ratio_S_lean"], "values")
-        ident = {k: m[k] for k in ("E_L2", "E_trL2", "E_S2", "E_T2")}
-    else:
-        values["n"] = _eq_int(ctx.law_n, "values")
-        ident = None
-    evidence = "exact"
-    if cid != "integral_frobSq_qk":
-        values["target_ratio_S"] = _eq_rat(tS, "values")
-        values["target_ratio_T"] = _eq_rat(tT, "values")
-        if summ is not None:
-            checks["E[‖S‖²/‖L‖²] = (N+1)/(2N) (x/0 = 0)"] = summ["E_ratio_S_lean"] == tS
-            checks["E[‖T‖²/‖L‖²] = (N−1)/(2N) (x/0 = 0)"] = summ["E_ratio_T_lean"] == tT
-            values.update({"E_ratio_S": _eq_rat(summ["E_ratio_S_lean"], "values"),
-                           "E_ratio_T": _eq_rat(summ["E_ratio_T_lean"], "values"),
-                           "P_L_eq_0": _eq_rat(summ["P_L0"], "values"),
-                           "E_ratio_S_given_L_ne_0": _opt_rat(summ["E_ratio_S_cond"], "values"),
-                           "E_ratio_T_given_L_ne_0": _opt_rat(summ["E_ratio_T_cond"], "values"),
-                           "E_ratio_S_float": _float_of(summ["E_ratio_S_lean"], "values")})
-        else:
-            _mc_checks(ctx, checks, values, tS, tT)
-            evidence = "empirical"
-
-    def idw(w, where):
-        only_keys(w, {"kind", "what", "values", "checks"}, where)
-        _require(isinstance(w.get("what"), str), "identity", f"{where}: 'what' should be text")
-        d = jdict(w.get("values"), f"{where}.values")
-        if ident is not None and "checks" in w:
-            _require(set(d) == set(ident), "identity", f"{where}.values: expected keys {sorted(ident)}")
-            for k, v in ident.items():
-                _require(rat(d[k], f"{where}.values.{k}") == v, "identity", f"{where}.values.{k} should be {qstr(v)}")
-        else:
-            _require(summ is not None, "identity", f"{where}: enumeration values for a non-finite law")
-            for k, v in d.items():
-                _require(k in summ, "identity", f"{where}.values: unknown key {k!r}")
-                if k in ("support", "patterns"):
-                    _require(pyint(v, where) == summ[k], "identity", f"{where}.values.{k} should be {summ[k]}")
-                else:
-                    _opt_rat(summ[k], "identity")(v, f"{where}.values.{k}")
-        if "checks" in w:
-            pending.append((w["checks"], f"{where}.checks"))
-
-    pending: list = []
-    _consume_identity(ctx, idw)
-
-    def mcw_consume():
-        for i, w in enumerate(ctx.cert["witnesses"]):
-            if w.get("kind") == "comparison" and "monte_carlo" in w:
-                where = f"witnesses[{i}]"
-                only_keys(w, {"kind", "what", "monte_carlo", "targets"}, where)
-                _require([rat(x, where) for x in jlist(w.get("targets"), where, 2)] == [tS, tT], "monte_carlo",
-                         f"{where}.targets should be the (N±1)/(2N) targets")
-                values["monte_carlo"](w["monte_carlo"], f"{where}.monte_carlo")
-                ctx.consumed.add(i)
-
-    if evidence == "empirical":
-        mcw_consume()
-        for k in list(checks):
-            if callable(checks[k]):
-                v = checks[k]()
-                _require(v is not None, "monte_carlo", "no Monte Carlo interval in the certificate")
-                checks[k] = v
-    for c, where in pending:
-        compare_checks(checks, c, where)
-    values["checks"] = _checks_validator(checks)
-    bad = [k for k, v in checks.items() if not v]
-    exact_bad = [k for k in bad if "Hoeffding" not in k]
-    if exact_bad:
-        evidence = "exact"
-    ctx.ok(f"{cid}: moments from the laws' means and second moments re-derived exactly")
-    return RuleResult("fails" if bad else "holds", evidence, "lean", checks, values)
-
-
 # -- weights inputs: what can be re-checked without the weights -----------------
 
 _POW2 = re.compile(r"^2\^\{?(-?[0-9]+)\}?$")
@@ -3766,10 +3385,6 @@ def _check_order_and_profile(ctx: Ctx, H: _HeadExact, facts: dict, sig: tuple, o
 
 # -- hypotheses (reported by counterexample witnesses) ----------------------------
 
-def _law_laws(ctx: Ctx) -> list:
-    return [l for r in ctx.law_grid for l in r] if ctx.law_model == "iid" else [ctx.law_K, ctx.law_Q]
-
-
 def _hyp_table(ctx: Ctx) -> dict[str, Callable[[], bool]]:
     """Kernel evaluation of every named hypothesis of the claims (exact)."""
     def L():
@@ -3777,10 +3392,6 @@ def _hyp_table(ctx: Ctx) -> dict[str, Callable[[], bool]]:
 
     def M_rank():
         return _rank_of(ctx, ctx.matrix("M")) == 2 * ctx.n
-
-    def iid_s2():
-        ms = [l.m2 for l in _law_laws(ctx)]
-        return sum(ms, fmpq(0)) / len(ms)
 
     return {
         "L_ne_zero": lambda: frob(L()) != 0,
@@ -3793,12 +3404,6 @@ def _hyp_table(ctx: Ctx) -> dict[str, Callable[[], bool]]:
         "M_surjective": M_rank,
         "n_ge_1": lambda: ctx.n is not None and ctx.n >= 1,
         "lamPlus_ne_zero": lambda: len(ctx.spectrum_of(sym(L())).pos) > 0,
-        "mean_zero": lambda: all(l.mean == 0 for l in _law_laws(ctx)),
-        "common_variance": lambda: len({l.m2 for l in _law_laws(ctx)}) == 1,
-        "sigma_ne_zero": lambda: iid_s2() != 0,
-        "gaussian": lambda: all(l.gaussian and (ctx.law_model == "iid" or l.mean == 0) for l in _law_laws(ctx)),
-        "variances_nonzero": lambda: ctx.law_K.m2 != 0 and ctx.law_Q.m2 != 0,
-        "n_le_N": lambda: ctx.law_n <= ctx.law_N,
     }
 
 
@@ -3855,9 +3460,6 @@ CLAIM_RULES: dict[str, Callable[[Ctx], RuleResult]] = {
     "rank_balance": rule_lemma3,
     "heads_have_balanced_attention": rule_theorem3,
     "GramForm.charpoly_roots_filter_ne_zero": rule_lemma10,
-    "integral_frobSq_iid": lambda ctx: _law_rule(ctx, "integral_frobSq_iid"),
-    "integral_frobSq_qk": lambda ctx: _law_rule(ctx, "integral_frobSq_qk"),
-    "expected_symmetric_energy_low_rank_qk": lambda ctx: _law_rule(ctx, "expected_symmetric_energy_low_rank_qk"),
 }
 
 
@@ -3893,7 +3495,7 @@ def _verify(cert: dict, base_dir: Path | None) -> Ctx:
             ctx.not_checked.append(f"witnesses[{i}] ({w.get('kind')} of {err.args[0]}): matrix not derivable")
             ctx.witness_facts[i] = None
         ctx.consumed.add(i)
-    if not ctx.available and ctx.kind != "law":
+    if not ctx.available:
         ctx.not_checked.append(f"the conclusion of {cid} (the matrices are not available to the kernel)")
         _fail("input", "input matrices are not available to the kernel: "
               + "; ".join(ctx.not_checked))

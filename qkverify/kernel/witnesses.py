@@ -181,3 +181,17 @@ def fiber_fact(face: str, S: fmpq_mat, H: fmpq_mat, P: fmpq_mat) -> fmpq:
     nz = [c for c in q if c != 0]
     require(all((a > 0) == (b > 0) for a, b in zip(nz, nz[1:])), what, "P has a negative eigenvalue")
     return sum((P[i, j] ** 2 for i in range(P.nrows()) for j in range(P.ncols())), fmpq(0))
+
+
+# ---------------------------------------------------------------------------
+# exact inverse (Appendix C: the traces of Lemma 9 and Lemma 10)
+
+
+def inverse_fact(w: dict, X: fmpq_mat) -> fmpq_mat:
+    """Y = X⁻¹: the stated rows multiplied back give the identity."""
+    Y = fmpq_mat([[rat(v) for v in r] for r in w["rows"]])
+    n = X.nrows()
+    require(Y.nrows() == n and Y.ncols() == n and Y * X == fmpq_mat(n, n, [int(i == j) for i in range(n)
+                                                                              for j in range(n)]),
+            f"inverse witness of {w['of']}", "the stated matrix times the matrix is not the identity")
+    return Y

@@ -28,8 +28,12 @@ Two ways of computing an expectation, never mixed up:
   every value pattern with ``fmpq`` matrices: an independent second route used
   as a cross-check on small sizes.
 
+* **exact moments for any laws** -- :func:`law_moments` (finite and Gaussian laws,
+  a law per entry): expectations of polynomials from the entries' moments.
+
 * **empirical** -- Gaussian expectations of the ratio ``||S||^2/||L||^2`` are
-  estimated by Monte Carlo (:func:`monte_carlo_ratio`).  The ratio lies in
+  estimated by Monte Carlo (:mod:`qkverify.math.montecarlo`, a sample that is a
+  deterministic function of the seed on every machine).  The ratio lies in
   ``[0, 1]``, so Hoeffding's inequality gives a confidence interval that holds
   with probability at least ``1 - delta``.  Nothing here is certified.
 
@@ -42,15 +46,17 @@ statements ``integral_frobSq_symPart_div_frobSq_gaussian`` and
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import math
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
-from flint import arb, fmpq, fmpq_mat
+from flint import fmpq, fmpq_mat
 
 from ..errors import QKInputError
 from ..exact.rational import fmpq_str, parse_rational
+from . import montecarlo as MC
 
 __all__ = [
     "FiniteLaw",
@@ -68,11 +74,10 @@ __all__ = [
     "qk_energy_law",
     "iid_energy_law_bruteforce",
     "qk_energy_law_bruteforce",
+    "qk_energy_law_grids",
     "iid_moment_formulas",
     "qk_moment_formulas",
-    "MonteCarloResult",
-    "monte_carlo_ratio",
-    "hoeffding_halfwidth",
+    "law_moments",
     "baseline_rows",
 ]
 
@@ -180,6 +185,10 @@ class FiniteLaw:
         """``{"value": "probability"}`` with ``"p/q"`` strings."""
         return {_qstr(v): _qstr(p) for v, p in self.atoms}
 
+    def to_json2(self) -> dict:
+        """The certificate's law object: ``{"atoms": [["value", "probability"], …]}``, values increasing."""
+        return {"atoms": [[_qstr(v), _qstr(p)] for v, p in self.atoms]}
+
 
 @dataclass(frozen=True)
 class GaussianLaw:
@@ -225,13 +234,12 @@ class GaussianLaw:
             out["mean"] = _qstr(self.mean_)
         return out
 
+    def to_json2(self) -> dict:
+        """The certificate's law object: ``{"gaussian": {"mean": "m", "variance": "v"}}``."""
+        return {"gaussian": {"mean": _qstr(self.mean_), "variance": _qstr(self.variance)}}
+
 
 Law = FiniteLaw | GaussianLaw
-
-
-def law_variance(law: Law) -> fmpq:
-    """Exact variance of a finite or Gaussian law."""
-    return law.variance if isinstance(law, GaussianLaw) else law.variance()
 
 
 def is_centered_gaussian(law: Law) -> bool:
@@ -271,8 +279,9 @@ NAMED_LAWS: dict[str, FiniteLaw] = {l.name: l for l in (RADEMACHER, SKEWED, LAZY
 def parse_law(spec: Any) -> Law:
     """Parse a law: a name (``rademacher``, ``skewed``, ``lazy``, ``skewed3``),
     ``"gaussian"`` / ``"gaussian:v"`` / ``{"gaussian": "v"}`` (centered, variance v,
-    default 1; ``{"gaussian": "v", "mean": "m"}`` for a mean), or a mapping
-    ``{"value": "probability"}``.
+    default 1; ``{"gaussian": "v", "mean": "m"}`` for a mean), a mapping
+    ``{"value": "probability"}``, or a certificate law object
+    (``{"atoms": [[v, p], …]}``, ``{"gaussian": {"mean": m, "variance": v}}``).
 
     Raises QKInputError on anything else.
     """
@@ -290,6 +299,15 @@ def parse_law(spec: Any) -> Law:
             f"unknown law {spec!r}; use one of {', '.join(NAMED_LAWS)}, gaussian[:v], or a {{value: prob}} mapping"
         )
     if isinstance(spec, Mapping):
+        if set(spec) == {"atoms"} and isinstance(spec["atoms"], list):
+            if not all(isinstance(a, (list, tuple)) and len(a) == 2 for a in spec["atoms"]):
+                raise QKInputError("'atoms' is a list of [value, probability] pairs")
+            return FiniteLaw.from_mapping([tuple(a) for a in spec["atoms"]])
+        if set(spec) == {"gaussian"} and isinstance(spec["gaussian"], Mapping):
+            g = spec["gaussian"]
+            if set(g) != {"mean", "variance"}:
+                raise QKInputError(f"a Gaussian law object has keys 'mean' and 'variance', found {sorted(g)}")
+            return GaussianLaw(to_fmpq(g["variance"], "gaussian variance"), to_fmpq(g["mean"], "gaussian mean"))
         if "gaussian" in spec:
             extra = set(spec) - {"gaussian", "mean"}
             if extra:
@@ -430,7 +448,7 @@ def _grid(N: int, laws: Law | Sequence[Sequence[Law]]) -> list[list[FiniteLaw]]:
     if isinstance(laws, (FiniteLaw, GaussianLaw)):
         f = as_finite(laws)
         if f is None:
-            raise QKInputError("exact enumeration needs finite laws (a Gaussian is estimated by monte_carlo_ratio)")
+            raise QKInputError("exact enumeration needs finite laws (a Gaussian is estimated by Monte Carlo)")
         return [[f] * N for _ in range(N)]
     rows = [list(r) for r in laws]
     if len(rows) != N or any(len(r) != N for r in rows):
@@ -454,9 +472,9 @@ def iid_energy_law(N: int, laws: Law | Sequence[Sequence[Law]]) -> EnergyLaw:
     ``laws`` is one finite law for every entry, or an N x N grid of finite
     laws (independent, not identically distributed).  Exact (``fmpq``).
     Cost: a convolution of N diagonal and N(N-1)/2 pair laws, polynomial in N
-    for a fixed law.  Raises QKInputError for N < 1 or a non-finite law.
+    for a fixed law.  Raises QKInputError for N < 0 or a non-finite law.
     """
-    _check_size("N", N)
+    _check_size("N", N, lo=0)
     grid = _grid(N, laws)
     scale = 1
     for r in grid:
@@ -525,7 +543,7 @@ def qk_energy_law(n: int, N: int, law_K: Law, law_Q: Law) -> EnergyLaw:
         return EnergyLaw(N, 1, {(0, 0, 0): fmpq(1)}, 1)
     fK, fQ = as_finite(law_K), as_finite(law_Q)
     if fK is None or fQ is None:
-        raise QKInputError("exact enumeration needs finite laws (a Gaussian is estimated by monte_carlo_ratio)")
+        raise QKInputError("exact enumeration needs finite laws (a Gaussian is estimated by Monte Carlo)")
     sK, sQ = fK.denominator, fQ.denominator
     vK = [x for x, _ in _int_atoms(fK, sK)]
     vQ = [x for x, _ in _int_atoms(fQ, sQ)]
@@ -673,264 +691,79 @@ def qk_moment_formulas(n: int, N: int, sK2: fmpq, sQ2: fmpq) -> dict[str, fmpq]:
     }
 
 
-def iid_moments_exact(N: int, laws: Sequence[Sequence[Law]]) -> dict[str, fmpq]:
-    """``E||L||^2``, ``E||S||^2``, ``E||T||^2`` from the entries' exact first
-    and second moments (linearity of expectation; independence only for the
-    products ``L_ij L_ji``, i != j).  Exact for any laws, Gaussian included."""
-    eL = fmpq(0)
-    etr = fmpq(0)
-    for i in range(N):
-        for j in range(N):
-            eL += laws[i][j].second_moment()
-            if i == j:
-                etr += laws[i][i].second_moment()
-            else:
-                etr += laws[i][j].mean() * laws[j][i].mean()
-    return {"E_L2": eL, "E_S2": (eL + etr) / 2, "E_T2": (eL - etr) / 2, "E_trL2": etr}
+def law_moments(model: str, N: int, grids: Mapping[str, Sequence[Sequence[Law]]]) -> dict[str, fmpq]:
+    """Exact ``E||L||^2``, ``E tr(L L)``, ``E||S||^2``, ``E||T||^2`` of a random matrix with
+    independent entries of finite or Gaussian laws (the expectation of a polynomial,
+    from the entries' first and second moments m1, m2).
 
-
-def qk_moments_exact(n: int, N: int, law_K: Law, law_Q: Law) -> dict[str, fmpq]:
-    """``E||L||^2``, ``E tr(L^2)``, ``E||S||^2``, ``E||T||^2`` for
-    ``L = W_K^T W_Q`` from the laws' exact means ``m`` and second moments ``s``:
-    ``E L_ab^2 = n sK sQ + n(n-1) mK^2 mQ^2`` and, for a != b,
-    ``E L_ab L_ba = n^2 mK^2 mQ^2``.  Exact for any laws."""
-    mK, mQ = law_K.mean(), law_Q.mean()
-    sK, sQ = law_K.second_moment(), law_Q.second_moment()
-    n_, N_ = fmpq(n), fmpq(N)
-    diag = n_ * sK * sQ + n_ * (n_ - 1) * mK * mK * mQ * mQ
-    eL = N_ * N_ * diag
-    etr = N_ * diag + N_ * (N_ - 1) * n_ * n_ * mK * mK * mQ * mQ
-    return {"E_L2": eL, "E_trL2": etr, "E_S2": (eL + etr) / 2, "E_T2": (eL - etr) / 2}
-
-
-# ---------------------------------------------------------------------------
-# Monte Carlo
-# ---------------------------------------------------------------------------
-
-GRID_BITS = 20
-"""Gaussian samples are float64 ``N(0,1)`` draws rounded to multiples of
-``2**-GRID_BITS``; the rounded law is still iid and sign-symmetric, and every
-ratio is then computed exactly in integers."""
-
-_ACC_BITS = 64
-
-
-def _dyadic_upper(x: arb) -> fmpq:
-    """An exact rational >= every point of the ball ``x``."""
-    m, e = x.mid().man_exp()
-    r, f = x.rad().man_exp()
-    mid = fmpq(int(m)) * (fmpq(2) ** int(e) if e >= 0 else fmpq(1, 2 ** int(-e)))
-    rad = fmpq(int(r)) * (fmpq(2) ** int(f) if f >= 0 else fmpq(1, 2 ** int(-f)))
-    return mid + rad
-
-
-def hoeffding_halfwidth(m: int, delta: fmpq) -> fmpq:
-    """Rational upper bound on ``t = sqrt(log(2/delta) / (2m))``, the Hoeffding
-    half-width: for m iid samples in [0, 1], ``P(|mean - E| >= t) <= delta``.
-    Rigorous (arb ball arithmetic, upper endpoint)."""
-    if m < 1:
-        raise QKInputError("Monte Carlo needs at least one sample")
-    if not (0 < delta < 1):
-        raise QKInputError("delta must lie in (0, 1)")
-    t = (arb(2) / arb(delta)).log() / (2 * m)
-    return _dyadic_upper(t.sqrt())
-
-
-@dataclass
-class MonteCarloResult:
-    """Hoeffding confidence intervals for ``E[||S||^2/||L||^2]`` and
-    ``E[||T||^2/||L||^2]`` (Lean convention x/0 = 0).
-
-    ``interval_S = (lo, hi)`` exact rationals such that with probability at
-    least ``1 - delta`` over the sampling the true expectation lies in it.
-    ``mean_S`` is the sample mean (exact up to 2**-64, see ``mean_S_bounds``).
-    """
-
-    samples: int
-    delta: fmpq
-    seed: int
-    halfwidth: fmpq
-    mean_S_bounds: tuple[fmpq, fmpq]
-    mean_T_bounds: tuple[fmpq, fmpq]
-    zero_samples: int
-    note: str = ""
-
-    @property
-    def interval_S(self) -> tuple[fmpq, fmpq]:
-        return (max(fmpq(0), self.mean_S_bounds[0] - self.halfwidth), min(fmpq(1), self.mean_S_bounds[1] + self.halfwidth))
-
-    @property
-    def interval_T(self) -> tuple[fmpq, fmpq]:
-        return (max(fmpq(0), self.mean_T_bounds[0] - self.halfwidth), min(fmpq(1), self.mean_T_bounds[1] + self.halfwidth))
-
-    def contains(self, which: str, value: fmpq) -> bool:
-        lo, hi = self.interval_S if which == "S" else self.interval_T
-        return lo <= value <= hi
-
-    def to_json(self) -> dict:
-        return {
-            "samples": self.samples,
-            "confidence": _qstr(1 - self.delta),
-            "seed": self.seed,
-            "halfwidth_upper": _qstr(self.halfwidth),
-            "halfwidth_float": float(self.halfwidth),
-            "mean_S": float(self.mean_S_bounds[0]),
-            "interval_S": [_qstr(x) for x in self.interval_S],
-            "interval_S_float": [float(x) for x in self.interval_S],
-            "mean_T": float(self.mean_T_bounds[0]),
-            "interval_T": [_qstr(x) for x in self.interval_T],
-            "interval_T_float": [float(x) for x in self.interval_T],
-            "zero_samples": self.zero_samples,
-            "note": self.note,
-        }
-
-
-def _sampler(law: Law, rng, shape, scale_bits: int, unit: bool = True):
-    """Integer samples of ``law * 2**scale_bits`` (Gaussian: rounded to the grid;
-    finite: exact, requires the scaled atoms to be integers).  ``unit``: a
-    centered Gaussian is drawn with unit variance (valid when every entry of
-    the matrix shares the law: the ratios are scale invariant)."""
-    import numpy as np
-
-    if isinstance(law, GaussianLaw) and not law.is_degenerate():
-        z = rng.standard_normal(shape)
-        if np.abs(z).max() >= 64:  # probability < 1e-800; keeps int64 exact
-            raise QKInputError("Gaussian sample out of range (|z| >= 64)")
-        if law.mean() == 0 and unit:
-            # unit variance: the ratios are invariant under scaling each matrix
-            return np.rint(z * float(2 ** scale_bits)).astype(np.int64)
-        x = float(law.mean()) + math.sqrt(float(law.variance)) * z
-        if np.abs(x).max() >= 2 ** 40:
-            raise QKInputError("Gaussian mean/variance too large for Monte Carlo")
-        return np.rint(x * float(2 ** scale_bits)).astype(np.int64)
-    if isinstance(law, GaussianLaw):
-        law = law.as_finite()
-    # finite law: exact sampling from integer cumulative weights
-    den = 1
-    for _, p in law.atoms:
-        den = _lcm(den, int(p.q))
-    cum = []
-    acc = 0
-    for _, p in law.atoms:
-        acc += int(p * den)
-        cum.append(acc)
-    vals = []
-    for v, _ in law.atoms:
-        w = v * (2 ** scale_bits)
-        if w.q != 1:
-            raise QKInputError(f"atom {v} is not a multiple of 2**-{scale_bits}")
-        vals.append(int(w.p))
-    u = rng.integers(0, den, size=shape)
-    idx = np.searchsorted(np.array(cum), u, side="right")
-    return np.array(vals, dtype=np.int64)[idx]
-
-
-def _finite_scale_bits(law: Law) -> int:
-    """Bits b such that the law's samples times 2**b are integers (Gaussians:
-    GRID_BITS).  Raises QKInputError for non-dyadic finite atoms."""
-    if isinstance(law, GaussianLaw) and not law.is_degenerate():
-        return GRID_BITS
-    law = as_finite(law)
-    d = law.denominator
-    if d & (d - 1):
-        raise QKInputError("Monte Carlo with a finite law needs dyadic atoms (use exact enumeration)")
-    return d.bit_length() - 1
-
-
-def monte_carlo_ratio(
-    model: str,
-    N: int,
-    law: Law | None = None,
-    *,
-    grid: Sequence[Sequence[Law]] | None = None,
-    n: int | None = None,
-    law_K: Law | None = None,
-    law_Q: Law | None = None,
-    samples: int = 20000,
-    delta: fmpq | str = "1/1000",
-    seed: int = 0,
-    batch: int = 2000,
-) -> MonteCarloResult:
-    """Monte Carlo estimate of ``E[||S||^2/||L||^2]`` and ``E[||T||^2/||L||^2]``
-    (x/0 = 0) with a Hoeffding interval at confidence ``1 - delta``.
-
-    model ``"iid"``: L is N x N with iid entries of ``law`` (Corollary 1's
-    Gaussian part, Lean ``integral_frobSq_symPart_div_frobSq_gaussian``), or
-    independent entries with the laws of the N x N ``grid``.
-    model ``"qk"``: ``L = W_K^T W_Q`` with ``W_K, W_Q`` n x N, iid ``law_K`` /
-    ``law_Q`` entries (Proposition 5, ``expected_symmetric_energy_low_rank_qk``).
-
-    Each sample is drawn from numpy's PCG64(seed) (deterministic), Gaussian
-    draws rounded to multiples of 2**-20 (unit variance: the ratios are
-    invariant under rescaling W_K, W_Q or L), and its ratio computed exactly
-    with integers; the sample mean is kept to within 2**-64.  Evidence level:
-    empirical.  Raises QKInputError on bad sizes or laws.
-    """
-    import numpy as np
-
-    _check_size("N", N)
-    _check_size("samples", samples)
-    delta = to_fmpq(delta)
-    rng = np.random.Generator(np.random.PCG64(seed))
-    accS = accT = 0
-    zeros = 0
-    done = 0
+    model ``iid``: ``grids = {"L": N x N laws}``; ``E L_ij^2 = m2_ij`` and, for i != j,
+    ``E L_ij L_ji = m1_ij m1_ji``.  model ``qk``: ``grids = {"W_K": n x N, "W_Q": n x N}``,
+    ``L = W_K^T W_Q``, ``E L_ab L_cd = sum_{r,s} E[K_ra K_sc] E[Q_rb Q_sd]`` with
+    ``E[X Y] = m2(X)`` when X is Y and ``m1(X) m1(Y)`` otherwise (Lean's
+    ``integral_L_mul_L`` route).  Cost O(N^2 n^2) rational operations.
+    Lean: ``integral_frobSq_iid``, ``integral_trace_mul_self_qk`` and siblings."""
     if model == "iid":
-        if (law is None) == (grid is None):
-            raise QKInputError("model 'iid' needs exactly one of law or grid")
-        if grid is not None:
-            cells = [[parse_law(l) for l in r] for r in grid]
-            if len(cells) != N or any(len(r) != N for r in cells):
-                raise QKInputError(f"grid must be {N} x {N}")
-            bits = max(_finite_scale_bits(l) for r in cells for l in r)
-        else:
-            bits = _finite_scale_bits(law)
-    elif model == "qk":
-        if n is None or law_K is None or law_Q is None:
-            raise QKInputError("model 'qk' needs n, law_K and law_Q")
-        _check_size("n", n)
-        bK, bQ = _finite_scale_bits(law_K), _finite_scale_bits(law_Q)
+        G = grids["L"]
+        eL = sum((l.second_moment() for r in G for l in r), fmpq(0))
+        et = sum((G[i][i].second_moment() if i == j else G[i][j].mean() * G[j][i].mean()
+                  for i in range(N) for j in range(N)), fmpq(0))
     else:
-        raise QKInputError(f"unknown model {model!r}")
-    while done < samples:
-        b = min(batch, samples - done)
-        if model == "iid" and grid is not None:
-            L = np.empty((b, N, N), dtype=np.int64)
-            for i in range(N):
-                for j in range(N):
-                    L[:, i, j] = _sampler(cells[i][j], rng, (b,), bits, unit=False)
-            if np.abs(L).max(initial=0) >= 2 ** 31:
-                L = L.astype(object)
-        elif model == "iid":
-            L = _sampler(law, rng, (b, N, N), bits)
-            if np.abs(L).max(initial=0) >= 2 ** 31:
-                L = L.astype(object)
-        else:
-            K = _sampler(law_K, rng, (b, n, N), bK)
-            Q = _sampler(law_Q, rng, (b, n, N), bQ)
-            bound = int(np.abs(K).max(initial=0)) * int(np.abs(Q).max(initial=0)) * n
-            if bound >= 2 ** 62:
-                K, Q = K.astype(object), Q.astype(object)
-            L = np.einsum("bra,brc->bac", K, Q)
-        Lo = L.astype(object)
-        F = (Lo * Lo).sum(axis=(1, 2))  # ||L||^2 (scaled), exact
-        Tr = (Lo * Lo.transpose(0, 2, 1)).sum(axis=(1, 2))  # tr(L^2), exact
-        for f, t in zip(F.tolist(), Tr.tolist()):
-            if f == 0:
-                zeros += 1
-                continue
-            # rS = (f + t) / (2f), rT = (f - t) / (2f)
-            accS += ((f + t) << _ACC_BITS) // (2 * f)
-            accT += ((f - t) << _ACC_BITS) // (2 * f)
-        done += b
-    den = fmpq(samples) * (2 ** _ACC_BITS)
-    mS = (fmpq(accS) / den, fmpq(accS + samples) / den)
-    mT = (fmpq(accT) / den, fmpq(accT + samples) / den)
-    note = (
-        f"{samples} samples, PCG64 seed {seed}; Hoeffding (ratios in [0,1]): the interval holds with probability >= {1 - delta}; "
-        f"Gaussian draws rounded to 2^-{GRID_BITS}; per-sample ratios exact"
-    )
-    return MonteCarloResult(samples, delta, seed, hoeffding_halfwidth(samples, delta), mS, mT, zeros, note)
+        K, Q = grids["W_K"], grids["W_Q"]
+        n = len(K)
+
+        def pair(G, r, a, s, c):
+            return G[r][a].second_moment() if (r, a) == (s, c) else G[r][a].mean() * G[s][c].mean()
+
+        def ELL(a, b, c, d):
+            return sum((pair(K, r, a, s, c) * pair(Q, r, b, s, d) for r in range(n) for s in range(n)), fmpq(0))
+
+        eL = sum((ELL(a, b, a, b) for a in range(N) for b in range(N)), fmpq(0))
+        et = sum((ELL(a, b, b, a) for a in range(N) for b in range(N)), fmpq(0))
+    return {"E_frobSq": eL, "E_trace_mul_self": et, "E_frobSq_symPart": (eL + et) / 2,
+            "E_frobSq_skewPart": (eL - et) / 2}
+
+
+def qk_energy_law_grids(N: int, grid_K: Sequence[Sequence[Law]], grid_Q: Sequence[Sequence[Law]]) -> EnergyLaw:
+    """Exact joint law of the energies of ``L = W_K^T W_Q`` when every entry of W_K and
+    W_Q (n x N each) has its own finite law, all independent (Corollary 2 with a law
+    per entry).  ``L = sum_r k_r q_r^T`` over independent rows: the law of L is the
+    convolution of the n row outer-product laws.  When each matrix has one law the
+    permutation-class route :func:`qk_energy_law` is used.  Exact; raises
+    QKInputError for a Gaussian entry of positive variance."""
+    n = len(grid_K)
+    fK = [[as_finite(parse_law(l)) for l in r] for r in grid_K]
+    fQ = [[as_finite(parse_law(l)) for l in r] for r in grid_Q]
+    if any(f is None for r in fK + fQ for f in r):
+        raise QKInputError("exact enumeration needs finite laws (a Gaussian is estimated by Monte Carlo)")
+    flat = [f for r in fK for f in r], [f for r in fQ for f in r]
+    if n and N and len(set(flat[0])) == 1 and len(set(flat[1])) == 1:
+        return qk_energy_law(n, N, flat[0][0], flat[1][0])
+    sK = sQ = 1
+    for f in flat[0]:
+        sK = _lcm(sK, f.denominator)
+    for f in flat[1]:
+        sQ = _lcm(sQ, f.denominator)
+    dist: dict[tuple[int, ...], fmpq] = {(0,) * (N * N): fmpq(1)}
+    patterns = 1
+    for r in range(n):
+        outer: dict[tuple[int, ...], fmpq] = {}
+        for ks in itertools.product(*(_int_atoms(f, sK) for f in fK[r])):
+            pk = math.prod((p for _, p in ks), start=fmpq(1))
+            for qs in itertools.product(*(_int_atoms(f, sQ) for f in fQ[r])):
+                M = tuple(ks[a][0] * qs[b][0] for a in range(N) for b in range(N))
+                outer[M] = outer.get(M, fmpq(0)) + pk * math.prod((p for _, p in qs), start=fmpq(1))
+        patterns *= math.prod(len(f.atoms) for f in fK[r] + fQ[r])
+        nxt: dict[tuple[int, ...], fmpq] = {}
+        for M, p in dist.items():
+            for X, px in outer.items():
+                k = tuple(x + y for x, y in zip(M, X))
+                nxt[k] = nxt.get(k, fmpq(0)) + p * px
+        dist = nxt
+    acc: dict[tuple[int, int, int], fmpq] = {}
+    for M, p in dist.items():
+        k = _stats_of(M, N)
+        acc[k] = acc.get(k, fmpq(0)) + p
+    return EnergyLaw(N, (sK * sQ) ** 2, acc, patterns)
 
 
 # ---------------------------------------------------------------------------
@@ -940,7 +773,10 @@ def monte_carlo_ratio(
 EXACT_IID_SIZES = (1, 2, 3)
 EXACT_QK_SIZES = ((1, 1), (1, 2), (2, 2), (1, 3), (2, 3))
 MC_IID_SIZES = (2, 4, 8)
-MC_QK_SIZES = ((1, 2), (1, 8), (2, 8), (1, 16), (4, 16), (16, 16))
+#: n = N = 8 shows the independence of n; the 16-wide rows of earlier versions cost
+#: ~1 min with the deterministic sampler (5 to 15 µs per Gaussian draw); this table ~8 s
+MC_QK_SIZES = ((1, 2), (1, 8), (2, 8), (8, 8))
+MC_SAMPLES = 4000
 
 
 def exact_iid_row(N: int, law: FiniteLaw, brute: bool = False) -> dict:
@@ -1014,42 +850,39 @@ def _verdicts(s: EnergySummary, f: dict) -> dict:
 
 
 def row_seed(seed: int, model: str, n: int | None, N: int) -> int:
-    """Independent, reproducible PCG64 seed for one table row."""
-    import hashlib
-
+    """Independent, reproducible seed (< 2^64) for one table row."""
     h = hashlib.sha256(f"{seed}/{model}/{n}/{N}".encode()).digest()
     return int.from_bytes(h[:8], "big")
 
 
-def mc_row(model: str, N: int, *, n: int | None = None, samples: int = 20000,
+def mc_row(model: str, N: int, *, n: int | None = None, samples: int = MC_SAMPLES,
            delta: str = "1/1000", seed: int = 0) -> dict:
-    """One Monte Carlo row (Gaussian entries): interval for E[||S||^2/||L||^2]
-    against (N+1)/(2N).  Evidence: empirical."""
+    """One Monte Carlo row (standard Gaussian entries): the Hoeffding interval for
+    E[||S||^2/||L||^2] (and T) against (N+1)/(2N), by the deterministic sampler of
+    :mod:`qkverify.math.montecarlo`.  Evidence: empirical."""
     g = GaussianLaw(fmpq(1))
-    seed = row_seed(seed, model, n, N)
+    rs = row_seed(seed, model, n, N)
+    d = to_fmpq(delta, "delta")
     if model == "iid":
-        r = monte_carlo_ratio("iid", N, g, samples=samples, delta=delta, seed=seed)
+        r = MC.run("iid", [[g] * (N * N)], N, 0, samples, d, rs)
         stmt = "Corollary 1 (Gaussian part)"
     else:
-        r = monte_carlo_ratio("qk", N, n=n, law_K=g, law_Q=g, samples=samples, delta=delta, seed=seed)
+        r = MC.run("qk", [[g] * (n * N), [g] * (n * N)], N, n, samples, d, rs)
         stmt = "Proposition 5"
-    target = fmpq(N + 1, 2 * N)
-    targetT = fmpq(N - 1, 2 * N)
+    target, targetT = fmpq(N + 1, 2 * N), fmpq(N - 1, 2 * N)
+    lo, hi = r.mean_bounds("S")
     return {
-        "statement": stmt,
-        "model": model,
-        "law": "gaussian",
-        "n": n,
-        "N": N,
-        "evidence": "empirical",
-        "target_S": _qstr(target),
-        "target_T": _qstr(targetT),
-        "mc": r.to_json(),
+        "statement": stmt, "model": model, "law": "gaussian", "n": n, "N": N, "evidence": "empirical",
+        "target_S": _qstr(target), "target_T": _qstr(targetT),
+        "mc": {"sampler": MC.SAMPLER, "samples": samples, "confidence": _qstr(1 - d), "seed": rs,
+               "halfwidth": _qstr(r.halfwidth), "mean_S": float(lo), "zero_samples": r.zero_samples,
+               "interval_S": [_qstr(x) for x in r.interval("S")], "interval_T": [_qstr(x) for x in r.interval("T")],
+               "interval_S_float": [float(x) for x in r.interval("S")]},
         "consistent": r.contains("S", target) and r.contains("T", targetT),
     }
 
 
-def baseline_rows(*, mc: bool = True, samples: int = 20000, delta: str = "1/1000", seed: int = 0,
+def baseline_rows(*, mc: bool = True, samples: int = MC_SAMPLES, delta: str = "1/1000", seed: int = 0,
                   laws: Sequence[FiniteLaw] = (RADEMACHER, SKEWED, LAZY, SKEWED3),
                   brute_limit: int = 4096) -> list[dict]:
     """The whole Appendix A table: exact rows for every law in ``laws`` and the

@@ -20,7 +20,7 @@ Inputs by ``Claim.input_kind``: ``matrix``/``symmetric`` -> MatrixInput,
 ``head`` -> HeadInput (n <= N; ``--family general`` also allows n > N),
 ``orthogonal`` -> OrthoInput (U rational orthogonal, or -- last branch,
 for probing -- an invertible non-orthogonal U), ``law`` -> LawInput of the
-model the claim needs (qkverify.claims.random_matrices.LAW_MODELS).
+model the claim needs (qkverify.claims.laws.LAW_MODELS).
 
 All strategies are deterministic functions of Hypothesis's choice sequence,
 so a run is reproducible from its seed.
@@ -465,7 +465,7 @@ def strategy_for(claim, max_dim: int = 4, family: str | None = None, drop: str |
     if kind == "orthogonal":
         return orthogonal_input(max_dim, family)
     if kind == "law":
-        from ..claims.random_matrices import LAW_MODELS
+        from ..claims.laws import LAW_MODELS
 
         return law_input(LAW_MODELS.get(claim.id, "iid"), max_dim, drop)
     raise QKInputError(f"no search strategy for input kind {kind!r} (claim {claim.id})")

@@ -1,4 +1,4 @@
 """The kernel's claim table, one module per blueprint section (importing this
 package registers every entry in :data:`qkverify.kernel.table.TABLE`)."""
 
-from . import clusters, energy, heads, profile  # noqa: F401
+from . import accumulation, balance, clusters, energy, heads, laws, moments, profile, rank_one  # noqa: F401

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from flint import fmpq, fmpq_mat
 
-from ..derive import Ctx
-from ..jsonio import rat
+from ..derive import Coord, Ctx, frob, is_zero, lean_div, skew, sym
+from ..jsonio import Undecided, rat, ratmat, require
 from ..table import MT, A, NotEvaluable, dfn, predicate, thm
 from ..witnesses import fiber_fact
 from .energy import HL, MAT
@@ -85,3 +85,75 @@ thm(A + "profileD_eq_zero_decomp_commute", T4, MAT, HL + (("h", "profileD_eq_zer
 thm(A + "profileC_eq_zero_decomp_commute", T4, MAT, HL + (("h", "profileC_eq_zero"),), lambda q: _decomp(q, "c", True))
 thm(A + "profileD_eq_one_iff", T4, MAT, HL, lambda q: _one(q, "d") == (_symmetric(q) and _psd(q, -1)))
 thm(A + "profileC_eq_one_iff", T4, MAT, HL, lambda q: _one(q, "c") == (_symmetric(q) and _psd(q, 1)))
+
+
+
+# Lemma 4 (ProfileScale.lean), profile_conj (ProfileInvariance.lean), exists_orthogonal_cols
+
+
+def _a(X: fmpq_mat) -> fmpq:
+    return lean_div(frob(skew(X)), frob(X))
+
+
+def _profile_scale(q: Ctx) -> bool:
+    """A coordinate of L is a sum X of terms in α, β of S over ‖L‖², that of S the same sum for
+    symPart S over ‖S‖²: symPart S = S (as matrices) makes them equal, so the identity holds iff X = 0
+    (exactly, from the signs of its terms) or (1 − a(L))/‖S‖² = 1/‖L‖² (a(L) from the skew part)."""
+    S, p = q.mat("S"), q.profile()
+    ok = sym(S) == S and (1 - _a(q.mat("L"))) * lean_div(fmpq(1), q.frob("S")) == lean_div(fmpq(1), q.frob("L"))
+    return _a(S) == 0 and all(p[k].zero or ok for k in "bcd")
+
+
+def _same_coord(q: Ctx, x: Coord, y: Coord) -> bool:
+    if x.exact is not None and y.exact is not None:
+        return x.exact == y.exact
+    if x.zero != y.zero:
+        return False
+    q.certified = True
+    if x.ball.overlaps(y.ball):
+        raise Undecided("two coordinates' enclosures overlap and their exact values are out of reach")
+    return False
+
+
+def _profile_conj(q: Ctx) -> bool:
+    """a exactly; b, c, d equal when the α, β lists of the two symmetric parts agree entry by entry
+    (two spectrum witnesses, compared exactly) and the norms agree, else compared as values."""
+    p, r = q.profile("L"), q.profile("UtLU")
+    same = q.frob("L") == q.frob("UtLU") and all(
+        q.cmp(x, y) == 0 for x, y in zip(sum(q.alpha_beta("S"), []), sum(q.alpha_beta("S_UtLU"), [])))
+    return p["a"].exact == r["a"].exact and all(same or _same_coord(q, p[k], r[k]) for k in "bcd")
+
+
+def eye(n: int) -> fmpq_mat:
+    return fmpq_mat(n, n, [int(i == j) for i in range(n) for j in range(n)])
+
+
+def _orthonormal(q: Ctx) -> bool:
+    v, s = ratmat(q.inp["v"]), q.inp["s"]
+    W = fmpq_mat([v.tolist()[i] for i in s]) if s else eye(0)
+    return not s or W * W.transpose() == eye(len(s))
+
+
+def _orthogonal_cols(q: Ctx) -> bool:
+    """The witness U (UᵀU = 1, column i = v_i) is checked; without one the conclusion fails exactly
+    when the family is not orthonormal (the columns of such a U are)."""
+    v, s = ratmat(q.inp["v"]), q.inp["s"]
+    if ("orthogonal", "family") not in q.witnesses:
+        if _orthonormal(q):
+            raise NotEvaluable("no extension U is given")
+        return False
+    U, N = ratmat(q.witness("orthogonal", "family")["U"]), v.nrows()
+    require(U.nrows() == U.ncols() == N and U.transpose() * U == eye(N), "orthogonal witness", "UᵀU ≠ 1")
+    require(all(U[k, i] == v[i, k] for i in s for k in range(N)), "orthogonal witness", "a column of U is not v_i")
+    return True
+
+
+L4, M1 = "profile_scale", ("matrix",)
+predicate("symPart_ne_zero", lambda q: not is_zero(q.mat("S")))
+predicate("U_orthogonal", lambda q: q.mat("U").transpose() * q.mat("U") == eye(q.mat("U").nrows()))
+predicate("orthonormal_on_s", _orthonormal)
+thm(MT + "profileA_symPart", L4, M1, (), lambda q: _a(q.mat("S")) == 0)
+thm(MT + "one_sub_profileA", L4, M1, HL, lambda q: 1 - _a(q.mat("L")) == lean_div(q.frob("S"), q.frob("L")))
+thm(MT + "profile_scale", L4, M1, (("hS", "symPart_ne_zero"),), _profile_scale)
+thm(MT + "profile_conj", "profile_conj", ("matrix_pair",), (("hU", "U_orthogonal"),), _profile_conj)
+thm(MT + "exists_orthogonal_cols", "profile_conj", ("family",), (("hv", "orthonormal_on_s"),), _orthogonal_cols)

@@ -1,0 +1,343 @@
+"""Theorem 5 (accumulation) and Lemma 6 (proportional lobes), one check per Lean declaration.
+
+Lean: ``MainText/Accumulation.lean`` and ``RandomMatrices/ProportionalLobes.lean``.
+
+* Deterministic parts, exactly.  ``profile_of_spectrum`` on a vector input (x, y and a
+  symmetric S with that spectrum; ``qkverify.audit.suite`` builds S = Q·diag(x, −y, 0…)·Qᵀ
+  with a rational Cayley Q): the profile of the matrix (Definition 6, exact eigenvalues)
+  against the formula in a = sortDesc x, b = sortDesc y.  ``accumulation_estimates`` with
+  a = x, b = y, ρ = c: the four inequalities in square roots of rationals, decided by
+  sympy's exact radicals.  ``limitProfile``, ``projP``, Θ, the edges and b(ρ) on a ``rho``
+  input; b's monotonicity and images decided by sympy (symbolically), and at the input's
+  exact point ρ: β = b(ρ) has a rational √(1 − β²) = |1 − ρ²|/(1 + ρ²) (a Pythagorean β
+  such as b(3/4) = 24/25), so the preimage formulas of the Lean proofs give ρ back exactly.
+* The almost-sure limits, empirically, on a ``lobes`` input
+  (:mod:`qkverify.math.accumulation`): δ_n = ‖β_n − ρα_n‖/‖α_n‖ (Lemma 6) and
+  ‖π(S_n) − limitProfile ρ‖ (Theorem 5) at each sample size, as certified balls, and the
+  least-squares slope of their logarithms against log n; the conclusion "→ 0" is supported
+  (evidence ``empirical``) when that slope is negative.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import sympy
+from flint import fmpq
+
+from ..exact.matrix import sym_part
+from ..math import accumulation as Acc
+from ..math.profile import compute_profile
+from . import values as V
+from .common import spectrum_witness
+from .registry import DeclResult, NotApplicable, Subject, declaration_check, predicate
+
+VEC, RHO, LOBES = ("vector",), ("rho",), ("lobes",)
+
+
+# -- vector inputs ------------------------------------------------------------------
+
+
+def plain(s: Subject) -> tuple[list[fmpq], list[fmpq]]:
+    """(x, y) of a vector input taken as given (a = x, b = y)."""
+    inp = s.inp
+    if inp.normalize:
+        raise NotApplicable("this declaration takes the vectors as given (normalize false)")
+    if inp.y is None or len(inp.y) != len(inp.x):
+        raise NotApplicable("the input needs y of the length of x")
+    return list(inp.x), list(inp.y)
+
+
+def _S(s: Subject):
+    if s.inp.S is None:
+        raise NotApplicable("the input has no matrix S")
+    return s.inp.S
+
+
+def _pos(v: fmpq) -> fmpq:
+    return max(v, fmpq(0))
+
+
+@predicate("two_n_le_k")
+def _two_n_le_k(s: Subject) -> bool:
+    """2n ≤ k: the lobes fit in the k × k matrix S."""
+    return 2 * len(plain(s)[0]) <= _S(s).nrows()
+
+
+@predicate("x_pos")
+def _x_pos(s: Subject) -> bool:
+    return min(plain(s)[0]) > 0
+
+
+@predicate("y_pos")
+def _y_pos(s: Subject) -> bool:
+    return min(plain(s)[1]) > 0
+
+
+@predicate("spectrum_eq")
+def _spectrum_eq(s: Subject) -> bool:
+    """The eigenvalues of S are x, −y and k − 2n zeros (exact spectrum of S); on a lobes input the
+    S_n are any symmetric matrices with the sampled spectrum."""
+    if s.kind == "lobes":
+        return True
+    from ..exact.algebraic import eigenvalues_symmetric
+
+    x, y = plain(s)
+    S = _S(s)
+    try:
+        ev = sorted(r.rational for r, m in eigenvalues_symmetric(S) for _ in range(m))
+    except ArithmeticError:
+        return False
+    if None in ev or 2 * len(x) > S.nrows():
+        return False
+    return ev == sorted(x + [-t for t in y] + [fmpq(0)] * (S.nrows() - 2 * len(x)))
+
+
+@predicate("rho_nonneg")
+def _rho_nonneg(s: Subject) -> bool:
+    """0 ≤ ρ (ρ of a rho input, or c of a vector input)."""
+    return (s.inp.rho if s.kind == "rho" else _c(s)) >= 0
+
+
+def _c(s: Subject) -> fmpq:
+    if s.inp.c is None:
+        raise NotApplicable("the input has no c (ρ)")
+    return s.inp.c
+
+
+predicate("a_ne_zero")(lambda s: any(plain(s)[0]))
+predicate("a_nonneg")(lambda s: min(plain(s)[0]) >= 0)
+predicate("rho_pos")(lambda s: s.inp.rho > 0)
+predicate("rho_le_one")(lambda s: s.inp.rho <= 1)
+predicate("rho_ge_one")(lambda s: s.inp.rho >= 1)
+
+
+@declaration_check("profile_of_spectrum", VEC)
+def _profile_of_spectrum(s: Subject) -> DeclResult:
+    """π(S) from S's exact eigenvalues (Definition 6) = (0, 2⟨a,b⟩, ‖(a−b)₊‖², ‖(b−a)₊‖²)/(‖a‖² + ‖b‖²)."""
+    x, y = plain(s)
+    S = _S(s)
+    s.witness(spectrum_witness(sym_part(S), "S"))
+    p = compute_profile(S, "lean")
+    got = [c.exact for c in p.coords()]
+    if None in got:
+        raise NotApplicable("the profile of S is not rational")
+    a, b = sorted(x, reverse=True), sorted(y, reverse=True)
+    D = sum((t * t for t in a + b), fmpq(0))
+    want = [fmpq(0), 2 * sum((u * v for u, v in zip(a, b)), fmpq(0)) / D,
+            sum((_pos(u - v) ** 2 for u, v in zip(a, b)), fmpq(0)) / D,
+            sum((_pos(v - u) ** 2 for u, v in zip(a, b)), fmpq(0)) / D]
+    return DeclResult(got == want)
+
+
+def _r(q: fmpq):
+    return sympy.Rational(int(q.p), int(q.q))
+
+
+def _holds(rel) -> bool:
+    """Decide a relation between expressions in square roots of rationals exactly (sympy)."""
+    out = sympy.simplify(rel)
+    if out not in (sympy.true, sympy.false):
+        raise NotApplicable(f"sympy could not decide {rel}")
+    return bool(out)
+
+
+@declaration_check("accumulation_estimates", VEC)
+def _estimates(s: Subject) -> DeclResult:
+    """With δ = ‖b − ρa‖/‖a‖: |⟨a,b⟩/‖a‖² − ρ| ≤ δ, |‖b‖²/‖a‖² − ρ²| ≤ δ² + 2ρδ,
+    |‖(a−b)₊‖/‖a‖ − (1−ρ)₊| ≤ δ, |‖(b−a)₊‖/‖a‖ − (ρ−1)₊| ≤ δ (a = x, b = y, ρ = c)."""
+    x, y = plain(s)
+    a, b, rho = [_r(t) for t in x], [_r(t) for t in y], _r(_c(s))
+    norm = lambda v: sympy.sqrt(sum(t * t for t in v))  # noqa: E731
+    na = norm(a)
+    d = norm([u - rho * v for u, v in zip(b, a)]) / na
+    ab = sum(u * v for u, v in zip(a, b))
+    pp = norm([max(u - v, 0) for u, v in zip(a, b)])
+    pm = norm([max(v - u, 0) for u, v in zip(a, b)])
+    rels = [sympy.Abs(ab / na ** 2 - rho) <= d, sympy.Abs(norm(b) ** 2 / na ** 2 - rho ** 2) <= d ** 2 + 2 * rho * d,
+            sympy.Abs(pp / na - max(1 - rho, 0)) <= d, sympy.Abs(pm / na - max(rho - 1, 0)) <= d]
+    return DeclResult(all(_holds(r) for r in rels))
+
+
+# -- rho inputs ----------------------------------------------------------------------
+
+
+def _theta_point(rho: fmpq) -> list[fmpq]:
+    """The preimage under projP of limitProfile ρ in Θ (the Lean proof's witness)."""
+    d = 1 + rho * rho
+    return [rho / d, rho / d, _pos(1 - rho) ** 2 / d, _pos(rho - 1) ** 2 / d]
+
+
+@declaration_check("limitProfile", RHO)
+def _limitProfile(s: Subject) -> DeclResult:
+    """limitProfile ρ; checked: its coordinates add up to 1 (it lies in the simplex)."""
+    lp = Acc.limit_profile(s.inp.rho)
+    return DeclResult(sum(lp, fmpq(0)) == 1 and min(lp) >= 0, value=V.listv([V.exact(t) for t in lp]))
+
+
+@declaration_check("projP", RHO)
+def _projP(s: Subject) -> DeclResult:
+    """projP at the Θ point of ρ; checked: projP preserves the coordinate sum."""
+    t = _theta_point(s.inp.rho)
+    s.witness({"kind": "theta_point", "of": "limitProfile", "point": [V.exact(v)["exact"] for v in t]})
+    p = [fmpq(0), t[0] + t[1], t[2], t[3]]
+    return DeclResult(sum(p, fmpq(0)) == sum(t, fmpq(0)), value=V.listv([V.exact(v) for v in p]))
+
+
+@declaration_check("limitProfile_mem_projP_Theta", RHO)
+def _mem_theta(s: Subject) -> DeclResult:
+    """limitProfile ρ = projP θ with θ ∈ Θ = {a = b, cd = 0} ∩ Δ₃."""
+    from .profile import in_theta
+
+    t = _theta_point(s.inp.rho)
+    s.witness({"kind": "theta_point", "of": "limitProfile", "point": [V.exact(v)["exact"] for v in t]})
+    return DeclResult(in_theta(list(t)) and [fmpq(0), t[0] + t[1], t[2], t[3]] == Acc.limit_profile(s.inp.rho))
+
+
+@declaration_check("limitB", RHO)
+def _limitB(s: Subject) -> DeclResult:
+    """b(ρ) = 2ρ/(1 + ρ²); checked: it is the b-coordinate of limitProfile ρ."""
+    b = Acc.limit_b(s.inp.rho)
+    return DeclResult(b == Acc.limit_profile(s.inp.rho)[1], value=V.exact(b))
+
+
+@declaration_check("limitProfile_edge_d", RHO)
+def _edge_d(s: Subject) -> DeclResult:
+    b = Acc.limit_b(s.inp.rho)
+    return DeclResult(Acc.limit_profile(s.inp.rho) == [0, b, 1 - b, 0])
+
+
+@declaration_check("limitProfile_edge_c", RHO)
+def _edge_c(s: Subject) -> DeclResult:
+    b = Acc.limit_b(s.inp.rho)
+    return DeclResult(Acc.limit_profile(s.inp.rho) == [0, b, 0, 1 - b])
+
+
+@functools.lru_cache(maxsize=1)
+def _symbolic() -> dict[str, bool]:
+    """b's monotonicity and images, decided symbolically by sympy."""
+    from sympy.calculus.util import function_range
+    from sympy.calculus.singularities import is_strictly_decreasing, is_strictly_increasing
+
+    from sympy.calculus.util import continuous_domain
+
+    r = sympy.Symbol("rho", real=True)
+    b = 2 * r / (1 + r ** 2)
+    ioc, ici = sympy.Interval.Lopen(0, 1), sympy.Interval(1, sympy.oo)
+    # b' > 0 on (0, 1) and b' < 0 on (1, ∞); b is continuous on ℝ, so the endpoint 1 joins both
+    cont = continuous_domain(b, r, sympy.S.Reals) == sympy.S.Reals
+    return {"mono": cont and bool(is_strictly_increasing(b, sympy.Interval.open(0, 1), r)),
+            "anti": cont and bool(is_strictly_decreasing(b, sympy.Interval.open(1, sympy.oo), r)),
+            "ioc": function_range(b, r, ioc) == ioc, "ici": function_range(b, r, ici) == ioc}
+
+
+def _preimage(rho: fmpq, sign: int) -> fmpq | None:
+    """(1 ∓ √(1 − β²))/β for β = b(ρ), exactly (√(1 − β²) = |1 − ρ²|/(1 + ρ²)); None for ρ = 0."""
+    from ..exact.quadratic import rational_sqrt
+
+    beta = Acc.limit_b(rho)
+    if beta == 0:
+        return None
+    root = rational_sqrt(1 - beta * beta)
+    return (1 + sign * root) / beta
+
+
+def _point(rho: fmpq, lo: fmpq, hi: fmpq | None, sign: int) -> bool:
+    """At the input's point: β = b(ρ) ∈ (0, 1] has the preimage of the Lean proof in the interval."""
+    if not (rho > lo if hi is not None else rho >= lo) or (hi is not None and rho > hi):
+        return True   # the point lies outside this branch: nothing to test there
+    pre = _preimage(rho, sign)
+    return pre is not None and Acc.limit_b(pre) == Acc.limit_b(rho) and pre == rho
+
+
+declaration_check("limitB_strictMonoOn", RHO)(lambda s: DeclResult(_symbolic()["mono"]))
+declaration_check("limitB_strictAntiOn", RHO)(lambda s: DeclResult(_symbolic()["anti"]))
+declaration_check("limitB_image_Ioc", RHO)(
+    lambda s: DeclResult(_symbolic()["ioc"] and _point(s.inp.rho, fmpq(0), fmpq(1), -1)))
+declaration_check("limitB_image_Ici", RHO)(
+    lambda s: DeclResult(_symbolic()["ici"] and _point(s.inp.rho, fmpq(1), None, 1)))
+
+
+# -- lobes inputs: the limits, empirically ------------------------------------------
+
+
+@predicate("u_pos")
+def _u_pos(s: Subject) -> bool:
+    return s.inp.u > 0
+
+
+@predicate("v_pos")
+def _v_pos(s: Subject) -> bool:
+    return s.inp.v > 0
+
+
+@predicate("gamma_positive")
+def _gamma_positive(s: Subject) -> bool:
+    """γ((−∞, 0]) = 0, from the law's parameters."""
+    return s.inp.law.positive()
+
+
+@predicate("second_moment_finite")
+def _m2_finite(s: Subject) -> bool:
+    return s.inp.law.second_moment() is not None
+
+
+@predicate("second_moment_pos")
+def _m2_pos(s: Subject) -> bool:
+    m = s.inp.law.second_moment()
+    return m is None or m > 0
+
+
+def _by_construction(s: Subject) -> bool:
+    """The sampler's properties: X_i, X'_i are measurable functions of independent uniforms, each
+    distributed as the drawn law γ; N_n = 2n (no zero eigenvalues), so 2n ≤ N_n."""
+    return s.kind == "lobes"
+
+
+for _p in ("X_measurable", "Xprime_measurable", "samples_independent", "X_law_gamma", "Xprime_law_gamma",
+           "Nn_ge_two_n"):
+    predicate(_p)(_by_construction)
+
+
+@functools.lru_cache(maxsize=4)
+def _lobes(inp) -> list:
+    return Acc.lobes(inp.law, inp.u, inp.v, inp.seed, list(inp.sizes))
+
+
+@functools.lru_cache(maxsize=8)
+def sample_points(inp, what: str) -> tuple[list, object]:
+    """The sampled values at each size of a lobes input (``delta``: δ_n of Lemma 6; ``distance``:
+    ‖π(S_n) − limitProfile ρ‖ of Theorem 5) and their log-log slope, as balls (cached: the study
+    table and the two statements share one sample)."""
+    f = Acc.delta if what == "delta" else Acc.distance
+    pts = [f(x, inp.rho) for x in _lobes(inp)]
+    return pts, Acc.loglog_slope(list(inp.sizes), pts)
+
+
+def study_sizes(max_n: int) -> list[int]:
+    """Sample sizes 10, 30, 100, 300, … (two per decade) up to ``max_n``, which is always included."""
+    out, k = [], 0
+    while True:
+        n = (1, 3)[k % 2] * 10 ** (1 + k // 2)
+        if n >= max_n:
+            break
+        out.append(n)
+        k += 1
+    return out + [max_n]
+
+
+def _trend(s: Subject, what: str) -> DeclResult:
+    pts, slope = s.memo(("trend", what), lambda: sample_points(s.inp, what))
+    s.witness({"kind": "trend", "of": what, "values": [V.enclosure(p)["enclosure"] for p in pts],
+               "slope": V.enclosure(slope)["enclosure"]})
+    if bool(slope < 0):
+        return DeclResult(True, "empirical")
+    if bool(slope >= 0):
+        return DeclResult(False, "empirical", reason="the fitted log-log slope is not negative")
+    return DeclResult(None, "empirical", reason="the fitted slope's enclosure contains 0")
+
+
+declaration_check("proportional_lobes", LOBES)(lambda s: _trend(s, "delta"))
+declaration_check("accumulation", LOBES)(lambda s: _trend(s, "distance"))
+
+__all__ = ["sample_points"]

@@ -1,0 +1,221 @@
+"""Appendix A, random matrices, one check per Lean declaration on a ``law`` input:
+Corollary 1 (``IidBaseline.lean``), Corollary 2 (``QKProductBaseline.lean``) and
+Proposition 5, the seed's "Proposition 6" (``LowRankExpectedEnergy.lean``).
+
+A law input (:class:`~qkverify.io.inputs.LawInput`) is a random matrix whose entries
+are independent, each with an exact finite law or an exact Gaussian: model ``iid``
+(L, N×N, a law per entry) for Corollary 1, model ``qk`` (L = W_Kᵀ W_Q, W_K and W_Q
+n×N) for Corollary 2 and Proposition 5.
+
+How each conclusion is evaluated (the kernel re-derives each by its own route):
+
+* moments (E‖L‖², E tr(L·L), E‖S‖², E‖T‖²): finite laws by the exact law of the
+  energies (:func:`~qkverify.math.baselines.iid_energy_law`, a convolution), otherwise
+  from the entries' moments (:func:`~qkverify.math.baselines.law_moments`); witness
+  ``moments``;
+* E[‖S‖²/‖L‖²] and E[‖T‖²/‖L‖²] with Lean's x/0 = 0: finite laws with at most
+  ENUM_LIMIT value patterns exactly (witness ``enumeration``), otherwise by the
+  deterministic Monte Carlo of :mod:`qkverify.math.montecarlo` with a Hoeffding
+  interval (witness ``monte_carlo``, evidence ``empirical``).
+
+Lean's implicit σ (σ_K, σ_Q, v, v_K, v_Q) is instantiated with the second moment of
+the first entry of its matrix (1 when the matrix has no entry): hVar-style hypotheses
+then say that every entry has that second moment.  Square-integrability,
+measurability and independence hold on every law input (a product of finite or
+Gaussian laws), so those predicates are true on every input of this kind.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flint import fmpq
+
+from ..exact.rational import fmpq_str
+from ..io.inputs import LawInput
+from ..math import baselines as B
+from ..math import montecarlo as MC
+from .common import lean_div
+from .registry import DeclResult, NotApplicable, Subject, declaration_check, predicate
+
+LAW = ("law",)
+#: the model each statement is about (search strategies and the suite pick inputs by it)
+LAW_MODELS = {"integral_frobSq_iid": "iid", "integral_frobSq_qk": "qk", "expected_symmetric_energy_low_rank_qk": "qk"}
+#: iid sizes up to which the producer's moments come from the exact energy law
+ENERGY_LAW_MAX_N = 6
+
+
+def _block(s: Subject, name: str) -> list:
+    """The laws of the entries of ``name`` (L, W_K or W_Q), row-major."""
+    g = s.inp.grids() if isinstance(s.inp, LawInput) else {}
+    if name not in g:
+        model = getattr(s.inp, "model", s.kind)
+        raise NotApplicable(f"an input of model {model} has no entry laws of {name} "
+                            f"({'Corollary 1 takes model iid' if name == 'L' else 'model qk is needed'})")
+    return [l for r in g[name] for l in r]
+
+
+def _s2(s: Subject, name: str) -> fmpq:
+    """The σ² the check instantiates: the second moment of the first entry (1 if none)."""
+    b = _block(s, name)
+    return b[0].second_moment() if b else fmpq(1)
+
+
+def _gauss0(law: Any, v: fmpq) -> bool:
+    """The law is gaussianReal 0 v (the point mass at 0 when v = 0)."""
+    return B.is_centered_gaussian(law) and law.second_moment() == v
+
+
+def _n(s: Subject) -> int:
+    """The head dimension n (law inputs of model qk, heads)."""
+    if getattr(s.inp, "n", None) is None:
+        raise NotApplicable("the input has no head dimension n (model qk is needed)")
+    return s.inp.n
+
+
+def _product(s: Subject) -> bool:
+    """hMemLp / hMeas / hIndep: a law input is a product of square-integrable laws."""
+    return bool(s.inp.grids())
+
+
+for _pid in ("memLp_two", "WK_memLp_two", "WQ_memLp_two", "entries_aemeasurable", "entries_independent"):
+    predicate(_pid)(_product)
+predicate("mean_zero")(lambda s: all(l.mean() == 0 for l in _block(s, "L")))
+predicate("second_moment_eq_sigma_sq")(lambda s: all(l.second_moment() == _s2(s, "L") for l in _block(s, "L")))
+predicate("sigma_ne_zero")(lambda s: _s2(s, "L") != 0)
+predicate("v_ne_zero")(lambda s: _s2(s, "L") != 0)
+predicate("entries_gaussian")(lambda s: all(_gauss0(l, _s2(s, "L")) for l in _block(s, "L")))
+predicate("N_pos")(lambda s: s.inp.N > 0)
+predicate("n_pos")(lambda s: _n(s) > 0)
+predicate("n_le_N")(lambda s: _n(s) <= s.inp.N)
+for _x, _b in (("K", "W_K"), ("Q", "W_Q")):
+    predicate(f"W{_x}_mean_zero")(lambda s, b=_b: all(l.mean() == 0 for l in _block(s, b)))
+    predicate(f"W{_x}_second_moment_eq")(lambda s, b=_b: all(l.second_moment() == _s2(s, b) for l in _block(s, b)))
+    predicate(f"W{_x}_entries_gaussian")(lambda s, b=_b: all(_gauss0(l, _s2(s, b)) for l in _block(s, b)))
+    predicate(f"sigma{_x}_ne_zero")(lambda s, b=_b: _s2(s, b) != 0)
+    predicate(f"v{_x}_ne_zero")(lambda s, b=_b: _s2(s, b) != 0)
+
+
+# ---------------------------------------------------------------------------
+# what the conclusions are evaluated from
+
+
+def _energy_law(s: Subject) -> B.EnergySummary:
+    """The exact law of (‖S‖², ‖T‖², ‖L‖²) of a finite law input, summarised."""
+    def build():
+        inp = s.inp
+        g = inp.grids()
+        if inp.model == "iid":
+            return B.iid_energy_law(inp.N, g["L"]).summary()
+        return B.qk_energy_law_grids(inp.N, g["W_K"], g["W_Q"]).summary()
+
+    return s.memo("energy_law", build)
+
+
+def _moments(s: Subject) -> dict[str, fmpq]:
+    def build():
+        inp = s.inp
+        small = inp.model == "qk" and not inp.needs_monte_carlo()
+        if inp.is_finite() and (small or (inp.model == "iid" and inp.N <= ENERGY_LAW_MAX_N)):
+            e = _energy_law(s)
+            m = {"E_frobSq": e.E_L2, "E_trace_mul_self": e.E_S2 - e.E_T2, "E_frobSq_symPart": e.E_S2,
+                 "E_frobSq_skewPart": e.E_T2}
+        else:
+            m = B.law_moments(inp.model, inp.N, inp.grids())
+        s.witness({"kind": "moments", "of": "L", **{k: fmpq_str(v) for k, v in m.items()}})
+        return m
+
+    return s.memo("moments", build)
+
+
+def _ratios(s: Subject) -> tuple[str, Any]:
+    """("exact", (E[r_S], E[r_T])) by enumeration, or ("empirical", MonteCarloResult)."""
+    def build():
+        inp = s.inp
+        k = inp.patterns()
+        if not inp.needs_monte_carlo():
+            e = _energy_law(s)
+            s.witness({"kind": "enumeration", "of": "energy", "patterns": k,
+                       "E_ratio_S": fmpq_str(e.E_ratio_S_lean), "E_ratio_T": fmpq_str(e.E_ratio_T_lean)})
+            return "exact", (e.E_ratio_S_lean, e.E_ratio_T_lean)
+        blocks = [[l for r in G for l in r] for G in inp.grids().values()]
+        r = MC.run(inp.model, blocks, inp.N, inp.n or 0, inp.samples, inp.delta, inp.seed)
+        s.witness(r.witness())
+        return "empirical", r
+
+    return s.memo("ratios", build)
+
+
+def _N(s: Subject) -> fmpq:
+    return fmpq(s.inp.N)
+
+
+def _v(s: Subject) -> fmpq:
+    """σ² (iid) or n·σ_K²·σ_Q² (qk): the variance factor of the moment formulas."""
+    if s.inp.model == "iid":
+        return _s2(s, "L")
+    return s.inp.n * _s2(s, "W_K") * _s2(s, "W_Q")
+
+
+def _target(s: Subject, which: str) -> fmpq:
+    """(N+1)/(2N) or (N−1)/(2N), with Lean's x/0 = 0 (N = 0 gives 0)."""
+    N = _N(s)
+    return lean_div(N + 1 if which == "S" else N - 1, 2 * N)
+
+
+def _moment_check(model: str, key: str, factor):
+    def fn(s: Subject) -> DeclResult:
+        _block(s, "L" if model == "iid" else "W_K")
+        return DeclResult(_moments(s)[key] == factor(_N(s)) * _v(s))
+
+    return fn
+
+
+def _ratio_of_expectations(model: str, which: str):
+    def fn(s: Subject) -> DeclResult:
+        _block(s, "L" if model == "iid" else "W_K")
+        m = _moments(s)
+        key = "E_frobSq_symPart" if which == "S" else "E_frobSq_skewPart"
+        return DeclResult(lean_div(m[key], m["E_frobSq"]) == _target(s, which))
+
+    return fn
+
+
+def _expectation_of_ratio(model: str, which: str):
+    def fn(s: Subject) -> DeclResult:
+        _block(s, "L" if model == "iid" else "W_K")
+        kind, val = _ratios(s)
+        t = _target(s, which)
+        if kind == "exact":
+            return DeclResult(val[0 if which == "S" else 1] == t)
+        lo, hi = val.interval(which)
+        return DeclResult(val.contains(which, t), "empirical",
+                          reason=f"{fmpq_str(t)} {'∈' if val.contains(which, t) else '∉'} [{float(lo):.5f}, "
+                                 f"{float(hi):.5f}], the Hoeffding interval at confidence {fmpq_str(1 - val.delta)} "
+                                 f"({val.samples} samples, seed {val.seed})")
+
+    return fn
+
+
+_SQ = lambda N: N * N  # noqa: E731
+_SYM = lambda N: N * (N + 1) / 2  # noqa: E731
+_SKEW = lambda N: N * (N - 1) / 2  # noqa: E731
+
+# Corollary 1
+declaration_check("integral_frobSq_iid", LAW)(_moment_check("iid", "E_frobSq", _SQ))
+declaration_check("integral_frobSq_symPart_iid", LAW)(_moment_check("iid", "E_frobSq_symPart", _SYM))
+declaration_check("integral_frobSq_skewPart_iid", LAW)(_moment_check("iid", "E_frobSq_skewPart", _SKEW))
+declaration_check("integral_frobSq_symPart_div_integral_frobSq_iid", LAW)(_ratio_of_expectations("iid", "S"))
+declaration_check("integral_frobSq_skewPart_div_integral_frobSq_iid", LAW)(_ratio_of_expectations("iid", "T"))
+declaration_check("integral_frobSq_symPart_div_frobSq_gaussian", LAW)(_expectation_of_ratio("iid", "S"))
+declaration_check("integral_frobSq_skewPart_div_frobSq_gaussian", LAW)(_expectation_of_ratio("iid", "T"))
+# Corollary 2
+declaration_check("integral_frobSq_qk", LAW)(_moment_check("qk", "E_frobSq", _SQ))
+declaration_check("integral_trace_mul_self_qk", LAW)(_moment_check("qk", "E_trace_mul_self", lambda N: N))
+declaration_check("integral_frobSq_symPart_qk", LAW)(_moment_check("qk", "E_frobSq_symPart", _SYM))
+declaration_check("integral_frobSq_skewPart_qk", LAW)(_moment_check("qk", "E_frobSq_skewPart", _SKEW))
+declaration_check("integral_frobSq_symPart_div_integral_frobSq_qk", LAW)(_ratio_of_expectations("qk", "S"))
+declaration_check("integral_frobSq_skewPart_div_integral_frobSq_qk", LAW)(_ratio_of_expectations("qk", "T"))
+# Proposition 5
+declaration_check("expected_symmetric_energy_low_rank_qk", LAW)(_expectation_of_ratio("qk", "S"))
+declaration_check("expected_skew_energy_low_rank_qk", LAW)(_expectation_of_ratio("qk", "T"))

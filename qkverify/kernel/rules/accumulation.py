@@ -1,0 +1,218 @@
+"""Theorem 5 (MainText/Accumulation.lean) and Lemma 6 (RandomMatrices/ProportionalLobes.lean).
+Exactly: ``profile_of_spectrum`` and ``accumulation_estimates`` on vector inputs (square roots
+compared by squaring), ``limitProfile``, ``projP``, Θ and the edges on ``rho`` inputs; b(ρ) =
+2ρ/(1 + ρ²) monotone and onto by Sturm counts of the roots of its derivative's numerator.
+Empirically, on ``lobes`` inputs: the kernel redraws the sample from the seed (Mersenne Twister,
+U = k/2^54), recomputes each point as a ball and the log-log slope; the limit is supported when
+the slope is negative."""
+
+from __future__ import annotations
+
+import math
+import random
+
+from flint import arb, fmpq, fmpq_poly
+
+from ..algebra import precision, sturm_count
+from ..derive import Ctx
+from ..jsonio import Undecided, dec, rat, require
+from ..table import MT, A, dfn, predicate, thm
+from .moments import X, _S_in, other
+
+T5, L6, VEC, RHO, LOBES = "accumulation", "proportional_lobes", ("vector",), ("rho",), ("lobes",)
+BITS, U_BITS = 128, 54
+
+
+def _plain(q: Ctx):
+    """(a, b) = (x, y) of a vector input taken as given."""
+    require(not q.inp["normalize"], "input", "this declaration takes the vector as given (normalize false)")
+    return [t.a for t in X(q)], [t.a for t in other(q, "y")]
+
+
+_pos = lambda v: max(v, fmpq(0))  # noqa: E731
+
+
+def _roots_eq(q: Ctx) -> bool:
+    """det(tI − S) = Π(t − x_i)·Π(t + y_i)·t^(k − 2n); the S_n of a lobes input have that spectrum."""
+    if q.kind == "lobes":
+        return True
+    (x, y), S = _plain(q), _S_in(q)
+    if 2 * len(x) > S.nrows():
+        return False
+    p = fmpq_poly([0, 1]) ** (S.nrows() - 2 * len(x))
+    for a, b in zip(x, y):
+        p *= fmpq_poly([-a, 1]) * fmpq_poly([b, 1])
+    return S.charpoly() == p
+
+
+def _profile_of_spectrum(q: Ctx) -> bool:
+    """π(S) from S's certified spectrum (Definition 6) against the formula in a = sortDesc x, b = sortDesc y."""
+    x, y = _plain(q)
+    q.memo(("mat", "L"), lambda: _S_in(q))
+    a, b = sorted(x, reverse=True), sorted(y, reverse=True)
+    D = sum((t * t for t in a + b), fmpq(0))
+    want = [fmpq(0), 2 * sum((s * t for s, t in zip(a, b)), fmpq(0)) / D,
+            sum((_pos(s - t) ** 2 for s, t in zip(a, b)), fmpq(0)) / D, sum((_pos(t - s) ** 2 for s, t in zip(a, b)), fmpq(0)) / D]
+    got = [q.profile()[k].exact for k in "abcd"]
+    require(None not in got, "profile", "the profile of S is not rational")
+    return got == want
+
+
+def _le_sqrt(lhs: fmpq, c: fmpq, t: fmpq) -> bool:
+    """lhs ≤ c·√t (t ≥ 0), by squaring with the signs of both sides."""
+    if c >= 0:
+        return lhs <= 0 or lhs * lhs <= c * c * t
+    return lhs <= 0 and lhs * lhs >= c * c * t
+
+
+def _estimates(q: Ctx) -> bool:
+    """accumulation_estimates with a = x, b = y, ρ = c and δ = √r, r = ‖b − ρa‖²/‖a‖²."""
+    (a, b), rho = _plain(q), other(q, "c").a
+    na, nb = sum((t * t for t in a), fmpq(0)), sum((t * t for t in b), fmpq(0))
+    r = sum(((s - rho * t) ** 2 for s, t in zip(b, a)), fmpq(0)) / na
+    ok = (sum((s * t for s, t in zip(a, b)), fmpq(0)) / na - rho) ** 2 <= r and _le_sqrt(abs(nb / na - rho ** 2) - r, 2 * rho, r)
+    for p, m in ((sum((_pos(s - t) ** 2 for s, t in zip(a, b)), fmpq(0)), _pos(1 - rho)),
+                 (sum((_pos(t - s) ** 2 for s, t in zip(a, b)), fmpq(0)), _pos(rho - 1))):
+        u = p / na   # |√u − m| ≤ √r ⇔ √u ≤ m + √r and m ≤ √u + √r
+        ok = ok and _le_sqrt(u - m * m - r, 2 * m, r) and _le_sqrt(m * m - u - r, fmpq(2), u * r)
+    return ok
+
+
+_rho = lambda q: rat(q.inp["rho"])  # noqa: E731
+
+
+def limit_profile(rho: fmpq) -> list[fmpq]:
+    d = 1 + rho * rho
+    return [fmpq(0), 2 * rho / d, _pos(1 - rho) ** 2 / d, _pos(rho - 1) ** 2 / d]
+
+
+_b = lambda rho: 2 * rho / (1 + rho * rho)  # noqa: E731
+_theta = lambda q: [rat(v) for v in q.witness("theta_point", "limitProfile")["point"]]  # noqa: E731
+_proj = lambda t: [fmpq(0), t[0] + t[1], t[2], t[3]]  # noqa: E731
+
+
+NUM, DEN = fmpq_poly([0, 2]), fmpq_poly([1, 0, 1])
+DNUM = NUM.derivative() * DEN - NUM * DEN.derivative()   # b' = DNUM/DEN²
+
+
+def _roots_in(f: fmpq_poly, lo: fmpq, hi: fmpq | None) -> int:
+    """Distinct real roots of f in (lo, hi), or (lo, ∞) for hi = None (Cauchy bound)."""
+    cs = f.coeffs()
+    top = 1 + max((abs(c / cs[-1]) for c in cs[:-1]), default=fmpq(0)) if hi is None else hi
+    return sturm_count(f, lo, max(top, lo)) - (hi is not None and f(hi) == 0)
+
+
+_mono = lambda: _roots_in(DEN, -fmpq(10**9), None) == 0 and _roots_in(DNUM, fmpq(0), fmpq(1)) == 0 and DNUM(fmpq(1, 2)) > 0  # noqa: E731
+_anti = lambda: _roots_in(DEN, -fmpq(10**9), None) == 0 and _roots_in(DNUM, fmpq(1), None) == 0 and DNUM(fmpq(2)) < 0  # noqa: E731
+
+
+for _p, _f in (("rho_nonneg", lambda q: (_rho(q) if q.kind == "rho" else other(q, "c").a) >= 0),
+               ("rho_pos", lambda q: _rho(q) > 0), ("rho_le_one", lambda q: _rho(q) <= 1),
+               ("rho_ge_one", lambda q: _rho(q) >= 1), ("a_ne_zero", lambda q: any(_plain(q)[0])),
+               ("a_nonneg", lambda q: min(_plain(q)[0]) >= 0), ("x_pos", lambda q: min(_plain(q)[0]) > 0),
+               ("two_n_le_k", lambda q: 2 * len(_plain(q)[0]) <= _S_in(q).nrows()),
+               ("y_pos", lambda q: min(_plain(q)[1]) > 0), ("spectrum_eq", _roots_eq)):
+    predicate(_p, _f)
+dfn(MT + "limitProfile", T5, RHO, lambda q: limit_profile(_rho(q)))
+dfn(MT + "projP", T5, RHO, lambda q: _proj(_theta(q)))
+dfn(MT + "limitB", T5, RHO, lambda q: _b(_rho(q)))
+for _n, _k, _b_, _f in (
+        ("profile_of_spectrum", VEC, (("hk", "two_n_le_k"), ("hS", "S_symmetric"), ("hx", "x_pos"), ("hy", "y_pos"),
+                                      ("hroots", "spectrum_eq")), _profile_of_spectrum),
+        ("accumulation_estimates", VEC, (("hρ", "rho_nonneg"), ("ha", "a_ne_zero"), ("ha0", "a_nonneg")), _estimates),
+        ("limitProfile_mem_projP_Theta", RHO, (("hρ", "rho_nonneg"),), lambda q: (  # θ ∈ Θ = {a = b, cd = 0} ∩ Δ₃
+            lambda t: min(t) >= 0 and sum(t) == 1 and t[0] == t[1] and t[2] * t[3] == 0
+            and _proj(t) == limit_profile(_rho(q)))(_theta(q))),
+        ("limitProfile_edge_d", RHO, (("h0", "rho_pos"), ("h1", "rho_le_one")),
+         lambda q: limit_profile(_rho(q)) == [0, _b(_rho(q)), 1 - _b(_rho(q)), 0]),
+        ("limitProfile_edge_c", RHO, (("h1", "rho_ge_one"),),
+         lambda q: limit_profile(_rho(q)) == [0, _b(_rho(q)), 0, 1 - _b(_rho(q))]),
+        ("limitB_strictMonoOn", RHO, (), lambda q: _mono()),
+        ("limitB_strictAntiOn", RHO, (), lambda q: _anti()),
+        # onto (0, 1]: monotone and continuous from b(0) = 0 to b(1) = 1; from b(1) = 1 down to 0 at ∞
+        # (deg NUM < deg DEN), positive on [1, ∞) (NUM has no root there)
+        ("limitB_image_Ioc", RHO, (), lambda q: _mono() and _b(fmpq(0)) == 0 and _b(fmpq(1)) == 1),
+        ("limitB_image_Ici", RHO, (), lambda q: _anti() and _b(fmpq(1)) == 1 and NUM.degree() < DEN.degree()
+         and _roots_in(NUM, fmpq(1), None) == 0 and NUM(fmpq(2)) > 0)):
+    thm(MT + _n, T5, _k, _b_, _f)
+
+
+# -- the sampled limits ------------------------------------------------------------------
+_law = lambda q: (q.inp["law"]["family"], {k: rat(str(v)) for k, v in q.inp["law"].items() if k != "family"})  # noqa: E731
+
+
+def _second_moment(q: Ctx) -> fmpq | None:
+    f, p = _law(q)
+    if f == "pareto":
+        return p["shape"] * p["scale"] ** 2 / (p["shape"] - 2) if p["shape"] > 2 else None
+    return {"exponential": lambda: 2 / p["rate"] ** 2, "gamma": lambda: p["shape"] * (p["shape"] + 1) * p["scale"] ** 2,
+            "uniform": lambda: (p["lo"] ** 2 + p["lo"] * p["hi"] + p["hi"] ** 2) / 3}[f]()
+
+
+def _sample(f: str, p: dict, ks: list[int]) -> arb:
+    """F⁻¹ of the uniforms k/2^54 as a ball."""
+    logs = [arb(k).log() - U_BITS * arb(2).log() for k in ks]
+    if f == "uniform":
+        return arb(p["lo"]) + arb(p["hi"] - p["lo"]) * arb(ks[0]) / arb(2) ** U_BITS
+    if f == "pareto":
+        return arb(p["scale"]) * (-logs[0] / arb(p["shape"])).exp()
+    return -sum(logs, arb(0)) * (arb(p["scale"]) if f == "gamma" else 1 / arb(p["rate"]))
+
+
+def _points(q: Ctx, what: str):
+    """δ_n (or ‖π(S_n) − limitProfile ρ‖) at each size, and the least-squares log-log slope."""
+    f, p = _law(q)
+    per, u, v, sizes = int(p["shape"]) if f == "gamma" else 1, rat(q.inp["u"]), rat(q.inp["v"]), q.inp["sizes"]
+    rng = random.Random(q.inp["seed"])
+    draws = [[[2 * rng.getrandbits(U_BITS - 1) + 1 for _ in range(per)] for _ in range(2)] for _ in range(sizes[-1])]
+    key = (lambda ks: ks[0]) if f == "uniform" else (lambda ks: -math.prod(ks))   # the exact order of the samples
+    out = []
+    with precision(BITS):
+        Xs = [[(key(d[j]), _sample(f, p, d[j])) for d in draws] for j in range(2)]
+        for n in sizes:
+            al, be = ([arb(c) * t for _, t in sorted(Xs[j][:n], key=lambda e: e[0], reverse=True)] for j, c in ((0, v), (1, u)))
+            if what == "delta":
+                out.append((sum(((y - arb(u / v) * x) * (y - arb(u / v) * x) for x, y in zip(al, be)), arb(0))
+                            / sum((x * x for x in al), arb(0))).sqrt())
+                continue
+            D, pp = sum((x * x for x in al + be), arb(0)), [((x - y) + abs(x - y)) / 2 for x, y in zip(al, be)]
+            pm = [((y - x) + abs(y - x)) / 2 for x, y in zip(al, be)]
+            prof = [arb(0), 2 * sum((x * y for x, y in zip(al, be)), arb(0)) / D,
+                    sum((t * t for t in pp), arb(0)) / D, sum((t * t for t in pm), arb(0)) / D]
+            out.append(sum(((a - arb(b)) * (a - arb(b)) for a, b in zip(prof, limit_profile(u / v))), arb(0)).sqrt())
+        xs, ys = [arb(n).log() for n in sizes], [t.log() for t in out]
+        mx, my = sum(xs, arb(0)) / len(xs), sum(ys, arb(0)) / len(ys)
+        slope = sum(((a - mx) * (b - my) for a, b in zip(xs, ys)), arb(0)) / sum(((a - mx) * (a - mx) for a in xs), arb(0))
+    return out, slope
+
+
+_inside = lambda ball, enc: bool(ball.lower() >= arb(dec(enc[0]))) and bool(ball.upper() <= arb(dec(enc[1])))  # noqa: E731
+
+
+def _trend(q: Ctx, what: str) -> bool:
+    """Empirical: the stated points and slope contain the recomputed balls; holds when the slope is < 0."""
+    w = q.witness("trend", what)
+    pts, slope = q.memo(("trend", what), lambda: _points(q, what))
+    require(len(w["values"]) == len(pts) and all(_inside(b, e) for b, e in zip(pts, w["values"]))
+            and _inside(slope, w["slope"]), "trend witness", "a stated value does not contain the recomputed one")
+    q.empirical = True
+    if bool(slope.upper() < 0) or bool(slope.lower() >= 0):
+        return bool(slope.upper() < 0)
+    raise Undecided("the fitted slope's enclosure contains 0")
+
+
+for _p, _f in (("u_pos", lambda q: rat(q.inp["u"]) > 0), ("v_pos", lambda q: rat(q.inp["v"]) > 0),
+               ("gamma_positive", lambda q: _law(q)[0] != "uniform" or _law(q)[1]["lo"] >= 0),
+               ("second_moment_finite", lambda q: _second_moment(q) is not None),
+               ("second_moment_pos", lambda q: (_second_moment(q) or 1) > 0)):
+    predicate(_p, _f)
+# the sampler's properties: X_i, X'_i measurable functions of independent uniforms, each with the drawn
+# law γ; S_n any symmetric matrix with the sampled spectrum and N_n = 2n
+for _p in ("X_measurable", "Xprime_measurable", "samples_independent", "X_law_gamma", "Xprime_law_gamma", "Nn_ge_two_n"):
+    predicate(_p, lambda q: q.kind == "lobes")
+SAMPLE = (("hu", "u_pos"), ("hv", "v_pos"), ("hX", "X_measurable"), ("hX'", "Xprime_measurable"),
+          ("hindep", "samples_independent"), ("hXlaw", "X_law_gamma"), ("hX'law", "Xprime_law_gamma"),
+          ("hγpos", "gamma_positive"), ("hM", "second_moment_finite"), ("hMpos", "second_moment_pos"))
+thm(A + "proportional_lobes", L6, LOBES, SAMPLE, lambda q: _trend(q, "delta"))
+thm(MT + "accumulation", T5, LOBES, SAMPLE + (("hNn", "Nn_ge_two_n"), ("hSsymm", "S_symmetric"),
+                                              ("hspec", "spectrum_eq")), lambda q: _trend(q, "distance"))

@@ -1,0 +1,164 @@
+"""Proposition 4 (RankOneLocus.lean).  π of a rank-≤1 L by Definition 6: rank S ≤ 2, so S has at
+most two nonzero eigenvalues, with sum tr S and product e₂ = ((tr S)² − ‖S‖²)/2; if e₂ ≤ 0, α₁ − β₁ =
+tr S and α₁β₁ = −e₂, else both share the sign of tr S and c or d is ‖S‖²/‖L‖².  Entries may lie in
+Q(√m) (the witnesses of the ⊇ direction of the locus)."""
+
+from __future__ import annotations
+
+from flint import arb, fmpq
+
+from ..derive import Coord, Ctx
+from ..jsonio import rat, require
+from ..table import MT, NotEvaluable, dfn, predicate, thm
+from .profile import _same_coord
+
+
+class Surd:
+    """a + b√m, exact (m ≥ 0 not a rational square, or b = 0)."""
+
+    def __init__(self, a, b=0, m=0):
+        self.a, self.b, self.m = fmpq(a), fmpq(b), fmpq(m)
+
+    def __add__(self, o):
+        o = o if isinstance(o, Surd) else Surd(o)
+        return Surd(self.a + o.a, self.b + o.b, self.m if self.b else o.m)
+
+    def __mul__(self, o):
+        o = o if isinstance(o, Surd) else Surd(o)
+        m = self.m if self.b else o.m
+        return Surd(self.a * o.a + m * self.b * o.b, self.a * o.b + self.b * o.a, m)
+
+    def __eq__(self, o):
+        o = o if isinstance(o, Surd) else Surd(o)
+        return self.a == o.a and self.b == o.b
+
+    def sign(self) -> int:
+        sa, sb = (self.a > 0) - (self.a < 0), (self.b > 0) - (self.b < 0)
+        return sa or sb if sa * sb >= 0 else (sa if self.a * self.a > self.b * self.b * self.m else sb)
+
+
+def profile_num(L: list) -> tuple[Surd, list[Surd]]:
+    """(‖L‖², π·‖L‖²) for a square L (lists of Surd) of rank ≤ 1."""
+    n, h = range(len(L)), fmpq(1, 2)
+    tr = sum((L[i][i] for i in n), Surd(0))
+    fL, fS, fT = (sum((f(L[i][j], L[j][i]) for i in n for j in n), Surd(0)) for f in
+                  (lambda x, y: x * x, lambda x, y: (x + y) * (x + y) * h * h, lambda x, y: (x + y * -1) * (x + y * -1) * h * h))
+    e2, sg, z = (tr * tr + fS * -1) * h, tr.sign(), Surd(0)
+    if e2.sign() > 0:
+        return fL, [fT, z, fS if sg > 0 else z, fS if sg < 0 else z]
+    return fL, [fT, e2 * -2, tr * tr if sg > 0 else z, tr * tr if sg < 0 else z]
+
+
+def _equal(fL: Surd, num: list[Surd], p: list[fmpq]) -> bool:
+    """π = p (Lean: π = 0 when ‖L‖² = 0)."""
+    return all(x == 0 for x in p) if fL == 0 else all(a == fL * x for a, x in zip(num, p))
+
+
+def _formula(t2: fmpq, sg: int) -> list[fmpq]:
+    return [(1 - t2) / 2, (1 - t2) / 2, t2 if sg > 0 else fmpq(0), t2 if sg < 0 else fmpq(0)]
+
+
+def _rat(X) -> list:
+    return [[Surd(X[i, j]) for j in range(X.ncols())] for i in range(X.nrows())]
+
+
+def _profile_is(q: Ctx, p: list[fmpq]) -> bool:
+    """π(L) = p: by the rank-≤1 route when the rank witness shows rank L ≤ 1, else by Definition 6
+    on the certified spectrum (exact, or disjoint enclosures)."""
+    if q.rank("L") <= 1:
+        return _equal(*profile_num(_rat(q.mat("L"))), p)
+    return all(_same_coord(q, q.profile()[k], Coord(arb(x), x, x == 0)) for k, x in zip("abcd", p))
+
+
+def _in_theta(p: list[fmpq]) -> bool:
+    return min(p) >= 0 and sum(p) == 1 and p[0] == p[1] and p[2] * p[3] == 0
+
+
+def _factor(q: Ctx, of: str) -> tuple[list[Surd], list[Surd]]:
+    """x, y of a factor witness (entries x + x_sqrt·√sqrt), both nonzero."""
+    w = q.witness("factor", of)
+    m, z = rat(w.get("sqrt", "0")), ["0"] * len(w["x"])
+    require("sqrt" not in w or (m > 0 and not (m.p.isqrt() ** 2 == m.p and m.q.isqrt() ** 2 == m.q)),
+            "factor witness", "sqrt must be a positive non-square")
+    x, y = ([Surd(rat(a), rat(b), m) for a, b in zip(w[k], w.get(k + "_sqrt", z))] for k in "xy")
+    require(len(x) == len(y) == len(w.get("x_sqrt", z)) == len(w.get("y_sqrt", z)) and any(v.sign() for v in x)
+            and any(v.sign() for v in y), "factor witness", "x, y must be nonzero, one entry per coordinate each")
+    return x, y
+
+
+def _matrix_factor(q: Ctx):
+    """L = x yᵀ (rational factor witness of L), or None when rank L ≠ 1 and none is given."""
+    if ("factor", "L") not in q.witnesses:
+        if q.rank("L") == 1:
+            raise NotEvaluable("rank L = 1 and no factorisation is given")
+        return None
+    x, y = _factor(q, "L")
+    require(all(v.b == 0 for v in x + y) and [[a * b for b in y] for a in x] == _rat(q.mat("L")),
+            "factor witness", "L ≠ x yᵀ with rational x, y")
+    return [v.a for v in x], [v.a for v in y]
+
+
+def _dot(u, v) -> fmpq:
+    return sum((a * b for a, b in zip(u, v)), fmpq(0))
+
+
+def _smul(q: Ctx) -> bool:
+    """π(s·uvᵀ) = formula(t = u·v); on a matrix L = x yᵀ, at u = x/‖x‖, v = y/‖y‖, s = ‖x‖‖y‖:
+    t² = (x·y)²/(‖x‖²‖y‖²), sign t = sign x·y (the normalised form of profile_rank_one)."""
+    if q.kind == "rank_one":
+        u, v, s = [rat(a) for a in q.inp["u"]], [rat(b) for b in q.inp["v"]], rat(q.inp["s"])
+        t = _dot(u, v)
+        return _equal(*profile_num([[Surd(s * a * b) for b in v] for a in u]), _formula(t * t, (t > 0) - (t < 0)))
+    f = _matrix_factor(q)
+    if f is None:
+        raise NotEvaluable("rank L ≠ 1")
+    xy = _dot(*f)
+    return _profile_is(q, _formula(xy * xy / (_dot(f[0], f[0]) * _dot(f[1], f[1])), (xy > 0) - (xy < 0)))
+
+
+def _unit(q: Ctx, k: str) -> bool:
+    """hu, hv, hs of a rank_one input; the normalised factorisation of a matrix satisfies all three."""
+    if q.kind != "rank_one":
+        return ("factor", "L") in q.witnesses and _matrix_factor(q) is not None
+    return rat(q.inp["s"]) > 0 if k == "s" else _dot(*[[rat(a) for a in q.inp[k]]] * 2) == 1
+
+
+def _trace_formula(q: Ctx) -> bool:
+    t = sum((q.mat("L")[i, i] for i in range(q.mat("L").nrows())), fmpq(0))
+    return _profile_is(q, _formula(t * t, (t > 0) - (t < 0)))
+
+
+def _locus(q: Ctx) -> bool:
+    """⊆ at a rank-one matrix: π(L) ∈ Θ.  ⊇ at a point p of Θ: the witness x yᵀ has π = p; for N = 1
+    and a ≠ 0 no rank-one L exists (1 × 1 matrices are symmetric: a = 0)."""
+    if q.kind == "matrix":
+        if q.rank("L") != 1:
+            raise NotEvaluable("rank L ≠ 1")
+        fL, num = profile_num(_rat(q.mat("L")))
+        return _in_theta([a.a / fL.a for a in num])
+    p = [rat(x) for x in q.inp["p"]]
+    if not _in_theta(p):
+        raise NotEvaluable("the ⊇ direction is evaluated at points of Θ")
+    if ("factor", "theta") not in q.witnesses:
+        if q.inp["N"] == 1 and p[0] != 0:
+            return False
+        raise NotEvaluable("no matrix realising the point is given")
+    x, y = _factor(q, "theta")
+    require(len(x) == q.inp["N"] and _equal(*profile_num([[a * b for b in y] for a in x]), p), "factor witness",
+            "x yᵀ is not N × N with profile p")
+    return True
+
+
+P4 = "profile_rank_one"
+predicate("rank_eq_one", lambda q: q.rank("L") == 1)
+predicate("norm_eq_one", lambda q: q.frob("L") == 1)
+predicate("N_ge_two", lambda q: (q.inp["N"] if q.kind == "theta_point" else q.mat("L").nrows()) >= 2)
+for _k, _pid in (("u", "u_unit"), ("v", "v_unit"), ("s", "s_pos")):
+    predicate(_pid, lambda q, k=_k: _unit(q, k))
+dfn(MT + "Theta", P4, ("theta_point",), lambda q: _in_theta([rat(x) for x in q.inp["p"]]))
+thm(MT + "profile_smul_vecMulVec", P4, ("rank_one", "matrix"), (("hu", "u_unit"), ("hv", "v_unit"), ("hs", "s_pos")),
+    _smul)
+thm(MT + "exists_smul_vecMulVec_of_rank_eq_one", P4, ("matrix",), (("hL", "rank_eq_one"),),
+    lambda q: _matrix_factor(q) is not None)
+thm(MT + "profile_rank_one", P4, ("matrix",), (("hL", "rank_eq_one"), ("hnorm", "norm_eq_one")), _trace_formula)
+thm(MT + "profiles_rank_one_eq_Theta", P4, ("matrix", "theta_point"), (("hN", "N_ge_two"),), _locus)
