@@ -63,7 +63,7 @@ def classify_head(vh) -> tuple[dict, dict | None]:
     good = rec.get("clusters.good_triple")
     lam = rec.get("clusters.top_eigenvalue")
     qk = rec.get("clusters.qk_phi1")
-    sp = run.subject._memo.get("clusters_spectrum")
+    sp = run.subject.memo("clusters_spectrum", lambda: None)  # the certified spectrum, when it was computed
     abs2, nreal, largest = None, None, ""
     if sp is not None:
         mods = sorted(((float(abs(e.ball(64)).mid()), e) for e in sp.eigs for _ in range(e.mult)),
