@@ -10,6 +10,7 @@ from flint import acb, acb_poly, arb, arb_mat, fmpq, fmpq_mat, fmpz_poly
 
 from .algebra import Real, Root, precision, sign_at, to_arb
 from .jsonio import Undecided, rat, ratmat, require
+from .witnesses import _scaled
 
 #: largest precision (bits) a witness may ask the kernel to work at
 MAX_PREC = 1 << 16
@@ -17,24 +18,18 @@ MAX_PREC = 1 << 16
 
 @dataclass(frozen=True)
 class CBox:
-    """A non-real eigenvalue in the square re ± r + i(im ± r) (im > r > 0) or, with
-    ``conj``, in its mirror image."""
+    """A non-real eigenvalue in the square re ± r + i(im ± r) (im > r > 0); listed twice in a
+    spectrum, for it and for its conjugate in the mirror image (same modulus)."""
 
     re: fmpq
     im: fmpq
     r: fmpq
-    conj: bool = False
 
     def mod2(self) -> tuple[fmpq, fmpq]:
         """Bounds of |z|² over the box."""
         a = max(abs(self.re) - self.r, fmpq(0))
         b = self.im - self.r
         return a * a + b * b, (abs(self.re) + self.r) ** 2 + (self.im + self.r) ** 2
-
-
-def _true_scale(f: fmpz_poly, D) -> fmpz_poly:
-    """g(x) = f(D·x): the roots of f divided by the integer D."""
-    return fmpz_poly([c * D**k for k, c in enumerate(f.coeffs())])
 
 
 def _inside(x: arb, lo: fmpq, hi: fmpq) -> bool:
@@ -78,7 +73,7 @@ def croots_fact(w: dict, X: fmpq_mat) -> list[tuple[Real | CBox, int, fmpz_poly]
     out: list = []
     for fac in w["factors"]:
         m = fac["multiplicity"]
-        g = _true_scale(by_m[m], D)
+        g = _scaled(by_m[m], D)  # g(x) = f(D·x): the eigenvalues of X
         require(len(fac["real"]) + 2 * len(fac["complex"]) == g.degree(), what,
                 f"multiplicity {m}: {g.degree()} roots needed")
         prev = None
@@ -98,7 +93,7 @@ def croots_fact(w: dict, X: fmpq_mat) -> list[tuple[Real | CBox, int, fmpz_poly]
             require(all(abs(b.re - c.re) > b.r + c.r or abs(b.im - c.im) > b.r + c.r for c in boxes[:i]), what,
                     f"complex box {i} meets another one")
             require(krawczyk(g, b, prec), what, f"complex box {i}: the Krawczyk test fails at {prec} bits")
-            out += [(b, m, g), (CBox(b.re, b.im, b.r, True), m, g)]
+            out += [(b, m, g), (b, m, g)]
     return out
 
 
