@@ -18,7 +18,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 #: README lines that run a real model: the slow test runs them
-SLOW = ("qkverify heads", "qkverify audit")
+SLOW = ("qkverify heads", "qkverify audit", "qkverify regimes --layers")
 
 
 def readme_commands() -> list[tuple[list[str], int, str]]:

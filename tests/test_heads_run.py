@@ -38,7 +38,9 @@ def test_dask_local_cluster_matches_a_local_run_byte_for_byte(tmp_path, monkeypa
     assert main(["heads", str(p), "--out", str(a), "--quiet", "--jobs", "1"]) == 0
     assert main(["heads", str(p), "--out", str(b), "--quiet", "--scheduler", "local:2"]) == 0
     assert _files(a) == _files(b)
-    assert len([n for n in _files(a) if n.startswith("L")]) == 4
+    heads = [f"L{l:02d}H{h:02d}" for l in range(2) for h in range(2)]
+    assert sorted(n for n in _files(a) if n.startswith("L")) == sorted(
+        f"{x}{ext}" for x in heads for ext in (".json", ".profile.json"))   # Theorem 3 and Def 6 per head
     # a worker that dies during its first task: the task is retried, no head is lost
     marker = tmp_path / "die-once"
     marker.write_text("x")

@@ -190,7 +190,9 @@ def test_real_counts_today(entries, skeleton):
     assert rep["counts"] == {"declarations": 177, "theorems": 124, "definitions": 53,
                              "checked": 124, "computed": 53, "mapped_only": 0}
     assert rep["failures"] == [] and rep["exit"] == 0
-    assert rep["sources"]["registered_checks"] == 177
+    assert rep["sources"]["registered_checks"] == 185   # 177 Lean declarations + 8 CLUSTERS.md check units
+    # the CLUSTERS.md check units are counted apart from the 177 Lean declarations
+    assert rep["check_unit_counts"] == {"check_units": 14, "checked": 0, "computed": 8, "mapped_only": 6}
 
 
 def _certs():
@@ -275,7 +277,7 @@ def test_unresolved_references_fail(entries, skeleton):
     ]
     rep = _audit(entries, skeleton, claims=[])
     assert "lean_map/rank_balance.toml: checker 'rank_balance' names no registered claim" in rep["failures"]
-    assert len(rep["failures"]) == 30   # every statement with a checker (none registered here)
+    assert len(rep["failures"]) == 34   # every statement with a checker (30 SPEC.md, 4 CLUSTERS.md; none registered)
 
 
 def test_scan_certificates_reads_format_2_only(tmp_path):
@@ -426,4 +428,5 @@ def test_audit_coverage_lines(entries, skeleton):
     assert lines[0].split() == ["checked", "0", "of", "124", "theorems", "and", "lemmas"]
     row = next(l for l in lines if l.split()[:1] == ["frobSq_eq_frobSq_symPart_add_frobSq_skewPart"])
     assert row.split()[-6:] == ["Lemma", "5", "5", "0", "0", "5"]
-    assert "10 statements have no Lean declaration" in lines[-1]
+    assert "10 statements have no Lean declaration" in lines[-3]
+    assert lines[-1].startswith("check units without a Lean name (CLUSTERS.md): 14 --")

@@ -50,6 +50,7 @@ from .leanmap import (
     REPO_ROOT,
     LeanMapEntry,
     all_decls,
+    check_units,
     consistency,
     normalise_label,
     registry_problems,
@@ -453,6 +454,8 @@ def run_lean_audit(
     ents = list(entries.values())
     mdecls = all_decls(ents)
     by_name = {d.name: d for d in mdecls}
+    units = check_units(ents)  # CLUSTERS.md check units: no Lean name, listed apart
+    unit_keys = {u.key for u in units}
     by_id = {e.id: e for e in ents}
     if registered is None or claims is None:
         reg_default, claims_default = _registry_defaults()
@@ -482,7 +485,7 @@ def run_lean_audit(
             failures.append(f"{c.path}: lists evaluated declarations but the kernel says '{c.kernel}'")
         for ev in c.declarations:
             listed.setdefault(ev.name, []).append((c, ev))
-            if ev.name not in by_name:
+            if ev.name not in by_name and ev.name not in unit_keys:
                 failures.append(f"{c.path}: evaluates {ev.name}, which no lean_map [[decl]] maps")
 
     # -- blueprint index
@@ -495,9 +498,10 @@ def run_lean_audit(
 
     # -- per-declaration status
     order = {n: i for i, n in enumerate(decls or ())}
-    rows = []
-    for d in sorted(mdecls, key=lambda x: (order.get(x.name, len(order)), x.statement)):
-        valid = [(c, ev) for c, ev in listed.get(d.name, []) if c.kernel == "valid"]
+
+    def derived(d) -> dict:
+        """Status, evidence, certificate count and reason of one declaration or check unit."""
+        valid = [(c, ev) for c, ev in listed.get(d.key, []) if c.kernel == "valid"]
         holds = [ev for _, ev in valid if ev.conclusion == "holds"]
         tally = {k: sum(1 for _, ev in valid if ev.conclusion == k) for k in CONCLUSIONS}
         is_reg = d.check in registered
@@ -512,19 +516,27 @@ def run_lean_audit(
                       "check registered, but no valid format-2 certificate evaluates it" if not valid else
                       "check registered, but no valid certificate concludes 'holds'")
         if tally["fails"]:
-            failures.append(f"{d.name}: {tally['fails']} valid certificate(s) conclude 'fails'")
+            failures.append(f"{d.key}: {tally['fails']} valid certificate(s) conclude 'fails'")
         if d.status in ("checked", "computed") and not is_reg:
-            failures.append(f"lean_map/{d.statement}.toml: {d.name} claims '{d.status}' but no check "
+            failures.append(f"lean_map/{d.statement}.toml: {d.key} claims '{d.status}' but no check "
                             f"'{d.check}' is registered")
+        return {"check": d.check, "kind": d.kind, "status": status, "evidence": evidence,
+                "certificates": len(valid), "conclusions": tally, "statement": d.statement,
+                "statement_label": by_id[d.statement].label, "claimed": d.status, "reason": reason}
+
+    rows = []
+    for d in sorted(mdecls, key=lambda x: (order.get(x.name, len(order)), x.statement)):
         env = env_of.get(d.name)
-        e = by_id[d.statement]
+        r = derived(d)
         rows.append({
-            "name": d.name, "check": d.check, "kind": d.kind, "status": status, "evidence": evidence,
-            "certificates": len(valid), "conclusions": tally,
+            "name": d.name, "check": r["check"], "kind": r["kind"], "status": r["status"],
+            "evidence": r["evidence"], "certificates": r["certificates"], "conclusions": r["conclusions"],
             "blueprint": env.label if env else (d.blueprint if stmts is None else ""),
             "blueprint_number": env.display if env else "",
-            "statement": d.statement, "statement_label": e.label, "claimed": d.status, "reason": reason,
+            "statement": d.statement, "statement_label": r["statement_label"], "claimed": d.status,
+            "reason": r["reason"],
         })
+    unit_rows = [derived(u) for u in units]
 
     # -- statements: coverage, registry and references
     statements = []
@@ -533,6 +545,7 @@ def run_lean_audit(
         mine = [r for r in rows if r["statement"] == e.id]
         statements.append({
             "id": e.id, "label": e.label, "source": e.source, "declarations": len(mine),
+            "check_units": sum(u["statement"] == e.id for u in unit_rows),
             "checked": sum(r["status"] == "checked" for r in mine),
             "computed": sum(r["status"] == "computed" for r in mine),
             "mapped_only": sum(r["status"] == "mapped only" for r in mine),
@@ -614,11 +627,19 @@ def run_lean_audit(
         "computed": sum(r["status"] == "computed" for r in rows),
         "mapped_only": sum(r["status"] == "mapped only" for r in rows),
     }
+    unit_counts = {
+        "check_units": len(unit_rows),
+        "checked": sum(r["status"] == "checked" for r in unit_rows),
+        "computed": sum(r["status"] == "computed" for r in unit_rows),
+        "mapped_only": sum(r["status"] == "mapped only" for r in unit_rows),
+    }
     failures = list(dict.fromkeys(failures))
     exit_code = 1 if failures or (require_checked and counts["mapped_only"]) else 0
     return {
         "counts": counts,
         "declarations": rows,
+        "check_unit_counts": unit_counts,
+        "check_units": unit_rows,
         "statements": statements,
         "findings": findings,
         "failures": failures,
@@ -658,7 +679,18 @@ def coverage_lines(report: dict) -> list[str]:
     rest = [s["id"] for s in report["statements"] if not s["declarations"]]
     if rest:
         out.append(f"  ({len(rest)} statements have no Lean declaration: {', '.join(rest)})")
+    if report.get("check_units"):
+        out.append("")
+        out += unit_count_lines(report)
     return out
+
+
+def unit_count_lines(report: dict) -> list[str]:
+    """One line on the check units without a Lean name (CLUSTERS.md), kept apart from the
+    Lean declarations' counts."""
+    u = report["check_unit_counts"]
+    return [f"check units without a Lean name (CLUSTERS.md): {u['check_units']} -- {u['checked']} checked, "
+            f"{u['computed']} computed, {u['mapped_only']} mapped only"]
 
 
 def _table(rows: list[tuple[str, ...]], right: set[int] = frozenset(), cap: int = 46) -> list[str]:
@@ -687,6 +719,15 @@ def render_text(report: dict) -> str:
         rows.append((r["check"], r["kind"], r["status"], r["evidence"] or "-", str(r["certificates"]), bp,
                      r["statement"], r["reason"] if len(r["reason"]) <= 60 else r["reason"][:59] + "…"))
     L += _table(rows, right={4}, cap=40)
+
+    if report.get("check_units"):
+        L += [""] + unit_count_lines(report)
+        urows = [("check unit", "kind", "status", "evidence", "certs", "label", "statement", "reason")]
+        for r in report["check_units"]:
+            urows.append((r["check"], r["kind"], r["status"], r["evidence"] or "-", str(r["certificates"]),
+                          r["statement_label"], r["statement"],
+                          r["reason"] if len(r["reason"]) <= 60 else r["reason"][:59] + "…"))
+        L += _table(urows, right={4}, cap=40)
 
     f = report["findings"]
 

@@ -90,6 +90,8 @@ _DECL_FIELDS: dict[str, tuple[type, bool]] = {
     "reason": (str, False),
 }
 
+#: A check unit without a Lean name (CLUSTERS.md): ``clusters.`` then a snake_case name.
+CHECK_UNIT = re.compile(r"^clusters\.[a-z0-9]+(?:_[a-z0-9]+)*$")
 # A Lean name: dot-separated identifiers (letters, digits, _, ', unicode letters).
 _LEAN_NAME = re.compile(r"^[^\s.,{}()\[\]]+(\.[^\s.,{}()\[\]]+)*$")
 # A Lean binder name (hL, hσK, _hx, h', hX'law).
@@ -166,6 +168,17 @@ class MapDecl:
     def is_definition(self) -> bool:
         """True for definitions (``def``, ``structure``, …), False for theorems and lemmas."""
         return self.kind in DEFINITION_KINDS
+
+    @property
+    def is_unit(self) -> bool:
+        """A check unit without a Lean name (a CLUSTERS.md statement): ``name`` is empty and
+        ``check`` (e.g. ``clusters.good_triple``) names it everywhere, certificates included."""
+        return not self.name
+
+    @property
+    def key(self) -> str:
+        """The name certificates use: the Lean name, or the check id of a check unit."""
+        return self.name or self.check
 
     @property
     def predicates(self) -> tuple[str, ...]:
@@ -252,7 +265,8 @@ def _parse_table_list(items: list, keys: tuple[str, ...], fname: str, where: str
     return out
 
 
-def parse_decl(raw: Mapping, fname: str, index: int, statement: str, source_files: tuple[str, ...]) -> MapDecl:
+def parse_decl(raw: Mapping, fname: str, index: int, statement: str, source_files: tuple[str, ...],
+               units: bool = False) -> MapDecl:
     """Validate one ``[[decl]]`` table (number ``index`` in file ``fname``).
 
     Raises QKInputError (one line, naming the file and the declaration) on an
@@ -263,19 +277,26 @@ def parse_decl(raw: Mapping, fname: str, index: int, statement: str, source_file
     identifier or is repeated, a predicate id that is not snake_case,
     ``defining`` on a theorem (or missing on a definition), a status that does
     not fit the kind, a mapped declaration without a reason, or a Lean file
-    that the statement's ``lean_files`` does not list.
+    that the statement's ``lean_files`` does not list.  With ``units`` (CLUSTERS.md
+    entries) the table is a check unit without a Lean name: ``name`` and ``lean_file``
+    are empty and ``check`` matches :data:`CHECK_UNIT`.
     """
     name = raw.get("name") if isinstance(raw, Mapping) else None
     where = f"[[decl]] #{index + 1}" + (f" ({name})" if isinstance(name, str) else "") + ": "
     if not isinstance(raw, Mapping):
         raise _bad(fname, f"{where}must be a table")
     _check_fields(raw, _DECL_FIELDS, fname, where)
-    for key in ("name", "check", "kind", "conclusion", "lean_file", "status"):
+    unit = units
+    if unit and (name or raw["lean_file"]):
+        raise _bad(fname, f"{where}a CLUSTERS.md check unit has no Lean name or file (name = \"\", lean_file = \"\")")
+    for key in ("check", "kind", "conclusion", "status") + (() if unit else ("name", "lean_file")):
         if not raw[key].strip():
             raise _bad(fname, f"{where}field '{key}' is empty")
-    if not _LEAN_NAME.match(name):
+    if unit and not CHECK_UNIT.match(raw["check"]):
+        raise _bad(fname, f"{where}check unit id '{raw['check']}' must look like clusters.good_triple")
+    if not unit and not _LEAN_NAME.match(name):
         raise _bad(fname, f"{where}'{name}' is not a Lean declaration name")
-    if raw["check"] != check_id(name):
+    if not unit and raw["check"] != check_id(name):
         raise _bad(fname, f"{where}check id '{raw['check']}' must be '{check_id(name)}' (the name without its namespace)")
     kind = raw["kind"]
     if kind not in THEOREM_KINDS + DEFINITION_KINDS:
@@ -307,7 +328,7 @@ def parse_decl(raw: Mapping, fname: str, index: int, statement: str, source_file
     reason = raw.get("reason", "")
     if status == "mapped" and not reason.strip():
         raise _bad(fname, f"{where}a mapped declaration needs a 'reason'")
-    if raw["lean_file"] not in source_files:
+    if not unit and raw["lean_file"] not in source_files:
         raise _bad(fname, f"{where}lean_file '{raw['lean_file']}' is not in the statement's lean_files")
     if raw["blueprint"] and not re.match(r"^[\w:.\-]+$", raw["blueprint"]):
         raise _bad(fname, f"{where}blueprint '{raw['blueprint']}' is not a \\label key")
@@ -356,8 +377,9 @@ def parse_entry(raw: Mapping, fname: str, path: Path | None = None,
     dup = sorted({d for d in decls if decls.count(d) > 1})
     if dup:
         raise _bad(fname, f"declaration listed twice in the same entry: {', '.join(dup)}")
-    if raw["source"] == "CLUSTERS.md" and (decls or raw.get("decl")):
-        raise _bad(fname, "CLUSTERS.md entries have no Lean declarations (lean_decls = [], no [[decl]])")
+    if raw["source"] == "CLUSTERS.md" and decls:
+        raise _bad(fname, "CLUSTERS.md entries have no Lean declarations (lean_decls = []; their [[decl]] tables "
+                          "are check units without a Lean name)")
     files = _str_list(raw, "lean_files", fname)
     conventions = _str_list(raw, "conventions", fname)
     certs = _str_list(raw, "certificates", fname)
@@ -369,10 +391,10 @@ def parse_entry(raw: Mapping, fname: str, path: Path | None = None,
     known = set(known_decls) if known_decls is not None else None
     parsed: list[MapDecl] = []
     for i, t in enumerate(raw.get("decl", [])):
-        d = parse_decl(t, fname, i, eid, files)
-        if any(p.name == d.name for p in parsed):
-            raise _bad(fname, f"declaration {d.name} is mapped twice in this file")
-        if known is not None and d.name not in known:
+        d = parse_decl(t, fname, i, eid, files, units=raw["source"] == "CLUSTERS.md")
+        if any(p.key == d.key for p in parsed):
+            raise _bad(fname, f"declaration {d.key} is mapped twice in this file")
+        if known is not None and not d.is_unit and d.name not in known:
             raise _bad(fname, f"declaration {d.name} is not in the public declaration list (lean_decls)")
         parsed.append(d)
     if raw["source"] == "SPEC.md" and tuple(d.name for d in parsed) != decls:
@@ -451,7 +473,7 @@ def load_lean_map(path: str | Path | None = None,
             raise _bad(f.name, f"cannot read ({err.__class__.__name__})") from None
         e = parse_entry(raw, f.name, f, known)
         for d in e.decls:
-            for key in (d.name, "check " + d.check):
+            for key in ((d.name,) if d.name else ()) + ("check " + d.check,):
                 if key in owner:
                     raise _bad(f.name, f"{key.replace('check ', 'check id ')} is already mapped in "
                                        f"lean_map/{owner[key]}.toml")
@@ -461,9 +483,15 @@ def load_lean_map(path: str | Path | None = None,
 
 
 def all_decls(entries: Mapping[str, LeanMapEntry] | Iterable[LeanMapEntry]) -> list[MapDecl]:
-    """Every ``[[decl]]`` of a loaded map, file by file in file order."""
+    """Every Lean declaration (``[[decl]]`` with a Lean name) of a loaded map, file by file in file order."""
     ents = entries.values() if isinstance(entries, Mapping) else entries
-    return [d for e in ents for d in e.decls]
+    return [d for e in ents for d in e.decls if not d.is_unit]
+
+
+def check_units(entries: Mapping[str, LeanMapEntry] | Iterable[LeanMapEntry]) -> list[MapDecl]:
+    """Every check unit without a Lean name (CLUSTERS.md ``[[decl]]`` tables), in file order."""
+    ents = entries.values() if isinstance(entries, Mapping) else entries
+    return [d for e in ents for d in e.decls if d.is_unit]
 
 
 def read_decls(path: str | Path | None = None) -> list[str]:

@@ -14,7 +14,8 @@ import random
 from flint import fmpq, fmpq_mat
 
 from ..io.inputs import (FamilyInput, FiberInput, HeadInput, LawInput, LobesInput, MatrixInput, OrthoInput,
-                         RankOneInput, RhoInput, SubspaceInput, ThetaPointInput, VectorInput)
+                         RankOneInput, RhoInput, SubspaceInput, ThetaPointInput, TripleInput,
+                         VectorInput)
 from ..exact.matrix import cayley_orthogonal, random_antisymmetric
 
 
@@ -202,7 +203,8 @@ def cases2() -> list[tuple[str, object]]:
     """Suite inputs for the per-declaration checks (certificate format 2): each matrix as a
     plain ``matrix`` input and, with its n, as a ``matrix_bound`` one; heads (one in a second
     basis); orthogonal pairs; candidate fiber decompositions; subspaces, orthonormal families,
-    rank-one factors and points of Θ (§2, §3); laws."""
+    rank-one factors and points of Θ (§2, §3); laws; triples (Q, K, V) of the clustering
+    regimes."""
     out: list[tuple[str, object]] = []
     for name, (rows, n) in MATRICES.items():
         out.append((name, MatrixInput(_m(rows))))
@@ -218,7 +220,36 @@ def cases2() -> list[tuple[str, object]]:
     from .suite_s1 import cases as s1_cases
 
     out.extend(s1_cases())  # §1: attention functions, biaffine scores, forms, transformers
+    out.extend(_triples().items())
     return out
+
+
+def _triples() -> dict[str, TripleInput]:
+    """Triples (Q, K, V) of the clustering regimes (docs/MATH.md, Clustering regimes), one per regime and more;
+    the regime each satisfies is derived by hand in its comment."""
+    I2, I3 = _m([[1, 0], [0, 1]]), _m([[1, 0, 0], [0, 1, 0], [0, 0, 1]])
+    return {
+        # V = I, QᵀK = diag(2, 1) ≻ 0: Theorems 3.1 and 5.2 (I is paranormal: F = R², G = 0)
+        "triple_identity": TripleInput(I2, _m([[2, 0], [0, 1]]), I2),
+        # V = [[2, 1], [0, 1]]: λ₁ = 2 simple, φ₁ = e₁, ⟨Qe₁, Ke₁⟩ = 1 > 0: good triple (4.2);
+        # QᵀK = diag(1, −1) is not PD
+        "triple_good": TripleInput(I2, _m([[1, 0], [0, -1]]), _m([[2, 1], [0, 1]])),
+        # V = diag(2, 2, 1): λ = 2 semisimple of multiplicity 2, not simple; QᵀK = I: 5.2 only
+        "triple_paranormal": TripleInput(I3, I3, _m([[2, 0, 0], [0, 2, 0], [0, 0, 1]])),
+        # V = −I, QᵀK = I: Theorem 8.5
+        "triple_minus_identity": TripleInput(I2, I2, _m([[-1, 0], [0, -1]])),
+        # V a rotation (eigenvalues ±i) and QᵀK antisymmetric: no theorem applies
+        "triple_none": TripleInput(I2, _m([[0, 1], [-1, 0]]), _m([[0, -1], [1, 0]])),
+        # eigenvalues 1 ± i and 3: λ₁ = 3 > √2 (certified through the boxes), φ₁ = e₃: 4.2, 5.2
+        "triple_complex_good": TripleInput(I3, I3, _m([[1, -1, 0], [1, 1, 0], [0, 0, 3]])),
+        # eigenvalues (1 ± √5)/2: λ₁ the golden ratio, irrational; QᵀK = I: 4.2, 5.2
+        "triple_golden": TripleInput(I2, I2, _m([[1, 1], [1, 0]])),
+        # a Jordan block for λ = 2 (multiplicity 2, one eigenvector): not paranormal, not simple
+        "triple_jordan": TripleInput(I3, I3, _m([[2, 1, 0], [0, 2, 0], [0, 0, 1]])),
+        # V = I, QᵀK = [[1, 1], [−1, 1]]: its symmetric part I is PD but QᵀK is not symmetric:
+        # QᵀK ≻ 0 fails, Theorem 3.1 does not apply
+        "triple_sym_part_only": TripleInput(I2, _m([[1, 1], [-1, 1]]), I2),
+    }
 
 
 def fits(kind: str, inp, claim_id: str = "") -> bool:

@@ -14,6 +14,7 @@ SECTION_MODULES = (
     "gram",          # Appendix C: Lemma 10
     "accumulation",  # §3 Theorem 5, Appendix A Lemma 6
     "laws",          # Appendix A: Corollary 1, Corollary 2, Proposition 5
+    "clusters",      # clustering regimes: QᵀK ≻ 0, good triple (Def 4.1), paranormal V
 )
 
 _loaded = False

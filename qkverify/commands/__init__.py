@@ -22,4 +22,7 @@ COMMANDS = (
     "accumulation",
     "rope",
     "homogenise",
+    "regimes",
+    "simulate",
+    "ginibre",
 )

@@ -16,6 +16,7 @@ like the JSON keys):
 * ``{"u": […], "v": […], "s": x}``        -> RankOneInput  (L = s·u vᵀ)
 * ``{"p": [a, b, c, d], "N": k}``         -> ThetaPointInput
 * ``{"model": "iid" | "qk", "N": …, …}``  -> LawInput      (claims on random matrices)
+* ``{"Q": …, "K": …, "V": …}``            -> TripleInput   (Q, K k x d, V d x d; docs/MATH.md)
 
 Strict: a key (or ``.npz`` array) that the shape does not have is refused
 (naming it), as is a repeated JSON key.  Every shape also accepts the
@@ -148,6 +149,48 @@ class FiberInput:
         """The format-2 certificate input object."""
         return {"kind": "matrix_fiber", "L": to_str_rows(self.L), "face": self.face,
                 "H": to_str_rows(self.H), "P": to_str_rows(self.P)}
+
+
+@dataclass(frozen=True)
+class TripleInput:
+    """A triple (Q, K, V) of the self-attention dynamics (docs/MATH.md, Clustering regimes): Q, K rational k x d,
+    V rational d x d; the score of tokens x, y is ⟨Qx, Ky⟩ (no 1/√d: absorbed into Q)."""
+
+    Q: fmpq_mat
+    K: fmpq_mat
+    V: fmpq_mat
+    source: dict = field(default_factory=dict, compare=False)
+
+    kind2 = "triple"
+
+    @property
+    def d(self) -> int:
+        return self.V.nrows()
+
+    def to_json2(self) -> dict:
+        """The format-2 certificate input object."""
+        return {"kind": "triple", "Q": to_str_rows(self.Q), "K": to_str_rows(self.K), "V": to_str_rows(self.V)}
+
+
+@dataclass(frozen=True)
+class ValueHeadInput:
+    """One attention head of a weights file for the clustering checks: W_Q, W_K, W_V exact
+    rational n x N (rows = head dimensions), W_O exact N x n (the head's block of the output
+    projection), biases dropped; ``ref`` is the certificate input (file, SHA-256, tensor
+    slices) from which the kernel re-reads them."""
+
+    W_Q: fmpq_mat
+    W_K: fmpq_mat
+    W_V: fmpq_mat
+    W_O: fmpq_mat
+    ref: dict
+    source: dict = field(default_factory=dict, compare=False)
+
+    kind2 = "value_head"
+
+    def to_json2(self) -> dict:
+        """The format-2 certificate input object (the weights are named, not copied)."""
+        return dict(self.ref, kind="value_head")
 
 
 @dataclass(frozen=True)
@@ -442,6 +485,7 @@ SHAPES = {
     "rank_one": ({"u", "v", "s"}, {"kind"}, ("rank_one",)),
     "family": ({"v", "s"}, {"kind"}, ("family",)),
     "theta_point": ({"p", "N"}, {"kind"}, ("theta_point",)),
+    "triple": ({"Q", "K", "V"}, {"kind"}, ("triple",)),
 }
 
 
@@ -490,6 +534,16 @@ def input_from_document(doc: Any, kind: str | None = None, where: str = "input")
         special = _special_input(doc, where)
         if special is not None:
             obj = special
+        elif {"Q", "K"} & keys:
+            _check_keys(doc, "triple", where)
+            if not {"Q", "K", "V"} <= keys:
+                raise QKInputError(f"{where}: a triple needs Q, K and V; missing {sorted({'Q', 'K', 'V'} - keys)[0]}")
+            Q, K = _mat(doc["Q"], f"{where}: Q", False), _mat(doc["K"], f"{where}: K", False)
+            V = _mat(doc["V"], f"{where}: V", True)
+            if (Q.nrows(), Q.ncols()) != (K.nrows(), K.ncols()) or Q.ncols() != V.nrows():
+                raise QKInputError(f"{where}: Q and K must both be k x d and V d x d; got Q {Q.nrows()}x{Q.ncols()}, "
+                                   f"K {K.nrows()}x{K.ncols()}, V {V.nrows()}x{V.ncols()}")
+            obj = TripleInput(Q, K, V)
         elif {"W_Q", "W_K"} & keys:
             _check_keys(doc, "head", where)
             if not {"W_Q", "W_K"} <= keys:
@@ -538,10 +592,14 @@ def input_from_document(doc: Any, kind: str | None = None, where: str = "input")
             obj = MatrixInput(S)
         else:
             raise QKInputError(
-                f"{where}: expected a matrix or an object with keys L, S, U or W_Q/W_K; found keys {sorted(keys)}"
+                f"{where}: expected a matrix or an object with keys L, S, U, W_Q/W_K or Q/K/V; found keys {sorted(keys)}"
             )
     else:
         raise QKInputError(f"{where}: expected a matrix (nested list) or a JSON object")
+    if kind == "triple" and not isinstance(obj, TripleInput):
+        raise QKInputError(f"{where}: a triple {{\"Q\": …, \"K\": …, \"V\": …}} is needed (Q, K k x d, V d x d)")
+    if kind != "triple" and isinstance(obj, TripleInput) and kind is not None:
+        raise QKInputError(f"{where}: a triple (Q, K, V) is the input of the clustering statements only")
     if kind == "head" and not isinstance(obj, HeadInput):
         raise QKInputError(f"{where}: this claim needs a head {{\"W_Q\": …, \"W_K\": …}}")
     if kind == "orthogonal" and not isinstance(obj, OrthoInput):

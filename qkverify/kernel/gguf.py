@@ -102,3 +102,25 @@ def rows(path: Path, name: str, a: int, b: int) -> tuple[list[tuple[int, int]], 
             lo = min(de, me)
             out.extend((dm * q * (1 << (de - lo)) + mm * (1 << (me - lo)), lo) for q in nib)
     return out, dims[0]
+
+
+def read_slice(path: Path, t: dict):
+    """Rows [a, b) (``rows``) or columns [a, b) (``cols``) of matrix ``t["name"]``, exactly, as
+    an fmpq_mat [rows, cols] of the tensor as stored ([ne1, ne0], torch [out, in]), transposed
+    when ``t["transpose"]`` (the contract of :func:`qkverify.kernel.weights.read_slice`)."""
+    from flint import fmpq, fmpq_mat
+
+    _, tensors, _ = header(Path(path))
+    require(t["name"] in tensors, "weights", f"no tensor {t['name']!r} in {Path(path).name}")
+    dims = tensors[t["name"]][0]
+    if "rows" in t:
+        a, b = t["rows"]
+        vals, C = rows(path, t["name"], a, b)
+        grid = [vals[i * C:(i + 1) * C] for i in range(b - a)]
+    else:
+        a, b = t["cols"]
+        require(len(dims) == 2 and 0 <= a < b <= dims[0], "input", f"cols {a}:{b} of {t['name']} {dims}")
+        vals, C = rows(path, t["name"], 0, dims[1])
+        grid = [vals[i * C + a:i * C + b] for i in range(dims[1])]
+    X = fmpq_mat([[fmpq(m << x) if x >= 0 else fmpq(m, 1 << -x) for m, x in row] for row in grid])
+    return X.transpose() if t.get("transpose") else X

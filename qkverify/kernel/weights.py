@@ -17,7 +17,7 @@ import zipfile
 from array import array
 from pathlib import Path
 
-from flint import fmpz_mat
+from flint import fmpq, fmpq_mat, fmpz_mat
 
 from .jsonio import Invalid, Undecided, require
 
@@ -201,4 +201,42 @@ def tensor(path: Path, name: str, rows: list[int] | None = None) -> tuple[fmpz_m
     return to_Z(vals, len(rows), C)
 
 
-__all__ = ["find", "head_Z", "tensor", "to_Z", "Invalid"]
+def read_slice(path: Path, t: dict) -> fmpq_mat:
+    """Rows [a, b) (``rows``) or columns [a, b) (``cols``) of a 2-d tensor, exactly, as the
+    matrix [rows, cols] of the stored tensor (a ``[out, in]`` weight as stored), transposed
+    when ``t["transpose"]``.  A GGUF file is read by :mod:`.gguf` (the same contract)."""
+    with open(path, "rb") as fh:
+        if fh.read(4) == b"GGUF":
+            try:
+                from . import gguf
+            except ImportError:
+                raise Undecided("a GGUF tensor: the kernel's GGUF reader (kernel/gguf.py) is not installed") from None
+            return gguf.read_slice(path, t)
+    hdr, start = _header(path)
+    info = hdr.get(t["name"])
+    require(isinstance(info, dict), "weights", f"no tensor {t['name']!r} in {path.name}")
+    dt, shape, (s, e) = info.get("dtype"), info.get("shape"), info.get("data_offsets", (0, 0))
+    if dt not in FLOATS:
+        raise Undecided(f"tensor {t['name']} has dtype {dt}; the kernel reads F64/F32/F16/BF16")
+    require(isinstance(shape, list) and len(shape) == 2, "weights", f"{t['name']} is not a matrix")
+    R, C = shape
+    sz = FLOATS[dt][0]
+    require(e - s == R * C * sz, "weights", f"{t['name']}: data_offsets disagree with the shape")
+    a, b = t["rows"] if "rows" in t else t["cols"]
+    require(0 <= a < b <= (R if "rows" in t else C), "input", f"slice {a}:{b} of {t['name']} {shape}")
+    require((b - a) * (C if "rows" in t else R) <= MAX_HEAD_ENTRIES, "limits", "slice too large")
+    rows = []
+    with open(path, "rb") as fh:
+        if "rows" in t:
+            fh.seek(start + s + a * C * sz)
+            vals = _dyadic(fh.read((b - a) * C * sz), dt)
+            rows = [vals[i * C:(i + 1) * C] for i in range(b - a)]
+        else:
+            for r in range(R):
+                fh.seek(start + s + (r * C + a) * sz)
+                rows.append(_dyadic(fh.read((b - a) * sz), dt))
+    X = fmpq_mat([[fmpq(m << x) if x >= 0 else fmpq(m, 1 << -x) for m, x in row] for row in rows])
+    return X.transpose() if t.get("transpose") else X
+
+
+__all__ = ["find", "head_Z", "read_slice", "tensor", "Invalid"]
