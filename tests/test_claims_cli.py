@@ -132,14 +132,6 @@ def test_search_that_checks_nothing_is_undecided(tmp_path):
     assert code == 3 and "nothing was checked" in out and "proves nothing" not in out
 
 
-def test_probe_without_violating_inputs_is_not_tested(tmp_path):
-    code, out, err = run_cli("probes", "GramForm.charpoly_roots_filter_ne_zero", "--out", str(tmp_path), "--budget", "20")
-    (table,) = tmp_path.glob("probes*.json")
-    rows = {r["hypothesis"]: r for r in json.loads(table.read_text())["probes"]}
-    assert rows["n_ge_1"]["status"] == "not tested"
-    assert rows["M_surjective"]["status"] == "needed"
-
-
 def test_truncated_safetensors_is_named(tmp_path):
     import numpy as np
     from safetensors.numpy import save_file

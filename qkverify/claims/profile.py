@@ -363,9 +363,10 @@ def _a_sym(s: Subject) -> DeclResult:
 
 @declaration_check("one_sub_profileA", MAT)
 def _one_sub_a(s: Subject) -> DeclResult:
-    """1 − a(L) = ‖S‖²/‖L‖²: a from the skew part, against the symmetric part's norm."""
+    """1 − a(L) = ‖S‖²/‖L‖²: a from the skew part, against the symmetric part's norm (x/0 = 0, so
+    that with hL dropped L = 0 is evaluated: 1 ≠ 0)."""
     L = s.inp.L
-    return DeclResult(1 - _a(L) == frob_sq(sym_part(L)) / frob_sq(L))
+    return DeclResult(1 - _a(L) == lean_div(frob_sq(sym_part(L)), frob_sq(L)))
 
 
 @declaration_check("profile_scale", MAT)
