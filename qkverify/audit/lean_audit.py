@@ -374,6 +374,8 @@ def scan_certificates(root: str | Path | None = None) -> tuple[list[Certificate]
             if it.get("dropped"):  # a probe: the declaration evaluated without a hypothesis says nothing of it
                 continue
             evaluated.append(EvaluatedDecl(it["name"], it["conclusion"], _evidence_level(it.get("evidence"))))
+        if ok and items and not evaluated:
+            continue  # only probe records: not evidence about any declaration
         if not ok:
             problems.append(f"{f}: 'declarations' must list objects with a name and a conclusion in "
                             f"{'/'.join(CONCLUSIONS)}")
