@@ -236,11 +236,15 @@ for _k in "ABCD":
 
 @declaration_check("profile", PROFILE_KINDS)
 def _profile(s: Subject) -> DeclResult:
-    """π(L) = (profileA L, profileB L, profileC L, profileD L)."""
+    """π(L) = (profileA L, profileB L, profileC L, profileD L): each coordinate checked by its
+    definition (:func:`_coord_check`: the exact value inside the term-by-term enclosure), and the
+    four stated in that order."""
     p = _prof(s)
     vals = [_coord_value(p, k) for k in "abcd"]
+    parts = [_coord_check(s, k) for k in "abcd"]
+    ok = all(r.conclusion for r in parts) and [r.value for r in parts] == vals
     ev = "exact" if all("exact" in v for v in vals) else "certified"
-    return DeclResult(True, ev, V.listv(vals))
+    return DeclResult(ok, ev, V.listv(vals))
 
 
 # Theorem 4 ---------------------------------------------------------------------
