@@ -270,3 +270,32 @@ def test_cli_search_declaration_with_drop(tmp_path):
     assert doc["declarations"] == ["frobSq_symPart_div"] and doc["failing"] == ["frobSq_symPart_div"]
     r = _cli("verify", doc["certificate"], cwd=tmp_path)
     assert r.returncode == 0 and "valid" in r.stdout
+
+
+def test_a_broken_strategy_is_reported_not_raised(monkeypatch):
+    def broken(max_dim, family):
+        return st.integers(0, 3).map(lambda i: 1 // (i - i))  # raises when drawn
+
+    monkeypatch.setitem(strategies.KIND_STRATEGIES, "theta_point", broken)
+    monkeypatch.setitem(strategies.KIND_STRATEGIES, "matrix", broken)
+    o = search(resolve("profiles_rank_one_eq_Theta"), budget=10)
+    assert not o.found and "drawing inputs failed (ZeroDivisionError" in o.no_strategy
+
+
+def test_claims_lists_declarations_and_what_is_checked(capsys):
+    from qkverify.claims import metadata
+    from qkverify.claims.registry import registered_check_ids
+    from qkverify.cli import main
+
+    assert main(["claims", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    sts = {s["id"]: s for s in doc["statements"]}
+    assert set(sts) == set(metadata.load())
+    lemma3 = {d["check"]: d for d in sts["rank_balance"]["declarations"]}
+    assert [h["binder"] for h in lemma3["finrank_le_of_posDefOn"]["hypotheses"]] == ["hrank", "hV"]
+    assert lemma3["finrank_le_of_posDefOn"]["checked"] and lemma3["finrank_le_of_posDefOn"]["input_kinds"] == [
+        "matrix_subspace"]
+    checked = {d["check"] for s in doc["statements"] for d in s["declarations"] if d["checked"]}
+    assert checked == registered_check_ids() & {d.check for s in metadata.load().values() for d in s.decls}
+    assert main(["claims"]) == 0
+    assert "with a registered check" in capsys.readouterr().out

@@ -238,6 +238,9 @@ def search(
         inp = find(strat, condition, settings=s, random=random.Random(seed))
     except (NoSuchExample, Unsatisfiable):
         inp = None
+    except Exception as err:  # noqa: BLE001 - a strategy that cannot draw (e.g. a stale builder): reported
+        out.no_strategy = f"drawing inputs failed ({type(err).__name__}: {str(err)[:200]})"
+        inp = None
     if inp is not None:
         def still_fails(cand) -> bool:
             key = input_key(cand)
