@@ -11,8 +11,10 @@ proves nothing (exit 0); the probes first attack the conjecture with all its
 hypotheses kept, find that it fails there ("fails with all hypotheses", with
 the counterexample; exit 1) and therefore do not probe its hypothesis.
 
-Each ``conjecture(...)`` call registers a claim in the same registry as the
-built-in statements, so search, probes and certificates treat it alike.
+Each ``conjecture(...)`` call registers a statement of its own (``user.<name>``,
+one declaration, its own named hypotheses); search, probes and certificates
+treat it like a Lean declaration, except that the kernel has no table entry
+for it: ``qkverify verify`` reports its certificates as "not checkable".
 Rules for ``check``: decide the conclusion exactly (python-flint ``fmpq``
 arithmetic, never a float comparison) and return ``True`` when it holds,
 ``False`` when it fails (optionally ``(bool, {"name": "p/q", ...})`` with

@@ -134,4 +134,3 @@ def build(statement: str, input_json: dict, witnesses: list[dict], declarations:
 
 
 #: names kept for callers written against the transition API
-validate2, build2, FORMAT2 = validate, build, FORMAT

@@ -97,7 +97,6 @@ def test_unwritable_out_heads_before_work(perm_dir):
     assert code == 2 and "Permission denied" in err and one_line(err) and "heads in" not in err and out == ""
 
 
-@pytest.mark.xfail(reason="search, probes and claims are being moved to per-declaration checks (next merge)", strict=False)
 @pytest.mark.parametrize("cmd", [
     ["audit", "--no-model", "--out", "{ro}"],
     ["search", "profile_scale", "--budget", "5", "--out", "{ro}/s"],

@@ -62,7 +62,6 @@ def test_readme_has_examples():
         assert sub in names, sub
 
 
-@pytest.mark.xfail(reason="search, probes and claims are being moved to per-declaration checks (next merge)", strict=False)
 def test_readme_examples_run(folder):
     for argv, code, line in readme_commands():
         if line.startswith(SLOW):

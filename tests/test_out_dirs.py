@@ -37,7 +37,6 @@ def run_in(work: Path, args, timeout=900):
     return r, new
 
 
-@pytest.mark.xfail(reason="search, probes and claims are being moved to per-declaration checks (next merge)", strict=False)
 @pytest.mark.parametrize("args,code", [
     (["check", "Definition 6", "--input", "L.json", "--out", "out/one.json"], 0),
     (["search", "skew_energy_at_most_half", "--module", "conj.py", "--out", "out"], 1),

@@ -1,4 +1,3 @@
-import pytest
 """``qkverify probes CLAIM --module FILE`` on a user conjecture (issue 14,
 Found 11): a conjecture that is false with all its hypotheses is reported as
 such, with a counterexample that the test re-checks by hand."""
@@ -36,14 +35,13 @@ def _frac(s: str) -> Fraction:
     return Fraction(s)
 
 
-@pytest.mark.xfail(reason="search, probes and claims are being moved to per-declaration checks (next merge)", strict=False)
 def test_false_conjecture_reported_with_counterexample(tmp_path):
     (tmp_path / "conj.py").write_text(MODULE)
     r = cli("probes", "trace_sq_nonneg", "--module", "conj.py", "--budget", "40", "--out", "pr", cwd=tmp_path)
     assert r.returncode == 1, r.stderr
     assert "FALSE as stated" in r.stdout
     doc = json.loads((tmp_path / "pr" / "probes_trace_sq_nonneg.json").read_text())
-    rows = {row["hypothesis"]: row for row in doc["probes"]}
+    rows = {row["binder"]: row for row in doc["probes"]}
     whole = rows[ALL_KEPT]
     assert whole["status"] == FAILS_WITH_ALL and whole["recheck"] == "ok"
     assert rows["trace_nonneg"]["status"] == NOT_PROBED
@@ -56,11 +54,15 @@ def test_false_conjecture_reported_with_counterexample(tmp_path):
     assert json.loads(Path(tmp_path, whole["input_file"]).read_text())["L"] == whole["counterexample"]["L"]
     cert = json.loads(Path(tmp_path, whole["certificate"]).read_text())
     assert cert["verdict"] == "fails" and cert["input"]["L"] == whole["counterexample"]["L"]
+    # a format-2 certificate of its own statement, which the kernel cannot check
+    assert cert["statement"] == "user.trace_sq_nonneg" and cert["declarations"][0]["hypotheses"] == {"trace_nonneg": True}
+    v = cli("verify", whole["certificate"], cwd=tmp_path)
+    assert v.returncode == 1 and "not checkable" in v.stdout
     md = (tmp_path / "pr" / "probes_trace_sq_nonneg.md").read_text()
-    assert f"| `trace_sq_nonneg` | user conjecture trace_sq_nonneg | `{ALL_KEPT}` | {FAILS_WITH_ALL} |" in md
+    assert (f"| `user.trace_sq_nonneg` | user conjecture trace_sq_nonneg | `user.trace_sq_nonneg` | `{ALL_KEPT}` | "
+            f"{FAILS_WITH_ALL} |") in md
 
 
-@pytest.mark.xfail(reason="search, probes and claims are being moved to per-declaration checks (next merge)", strict=False)
 def test_shipped_example_conjecture_is_reported_false(tmp_path):
     r = cli("probes", "skew_energy_at_most_half", "--module", str(ROOT / "docs" / "conjectures_example.py"),
             "--budget", "40", "--out", "pr", cwd=tmp_path)
@@ -78,14 +80,16 @@ def test_true_conjecture_says_no_counterexample(tmp_path):
     r = cli("probes", "frob_nonneg", "--module", "conj.py", "--budget", "30", "--out", "pr", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     rows = json.loads((tmp_path / "pr" / "probes_frob_nonneg.json").read_text())["probes"]
-    assert [(x["hypothesis"], x["status"]) for x in rows] == [(ALL_KEPT, NO_COUNTEREXAMPLE)]
+    assert [(x["binder"], x["status"]) for x in rows] == [(ALL_KEPT, NO_COUNTEREXAMPLE)]
     assert "does not prove" in rows[0]["reason"]
 
 
-@pytest.mark.xfail(reason="search, probes and claims are being moved to per-declaration checks (next merge)", strict=False)
 def test_builtin_claims_keep_their_table(tmp_path):
     # a theorem that holds with its hypotheses gets no "(none dropped)" row
     r = cli("probes", "rank_balance", "--budget", "30", "--out", "pr", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     rows = json.loads((tmp_path / "pr" / "probes_rank_balance.json").read_text())["probes"]
-    assert ALL_KEPT not in {x["hypothesis"] for x in rows}
+    assert ALL_KEPT not in {x["binder"] for x in rows}
+    # one row per (declaration, binder): Lemma 3's two declarations and their Lean binders
+    assert sorted((x["check"], x["binder"]) for x in rows) == [
+        ("finrank_le_of_posDefOn", "hV"), ("finrank_le_of_posDefOn", "hrank"), ("rank_balance", "hrank")]

@@ -358,7 +358,9 @@ def scan_certificates(root: str | Path | None = None) -> tuple[list[Certificate]
 
     Returns (certificates, problems).  A JSON file whose top level has no
     ``"declarations"`` list (a format-1 certificate, a summary table) is
-    skipped: it counts for nothing.  A ``"declarations"`` list whose items are
+    skipped: it counts for nothing, and so does a record with ``dropped``
+    hypotheses (a probe's counterexample to the declaration without them,
+    ``certificates/probes/``).  A ``"declarations"`` list whose items are
     not objects with a string ``name`` and a ``conclusion`` in
     holds/fails/undecided is a problem line (a failure of the audit).
     """
@@ -382,7 +384,11 @@ def scan_certificates(root: str | Path | None = None) -> tuple[list[Certificate]
                     and it.get("conclusion") in CONCLUSIONS):
                 ok = False
                 break
+            if it.get("dropped"):  # a probe: the declaration evaluated without a hypothesis says nothing of it
+                continue
             evaluated.append(EvaluatedDecl(it["name"], it["conclusion"], _evidence_level(it.get("evidence"))))
+        if ok and items and not evaluated:
+            continue  # only probe records: not evidence about any declaration
         if not ok:
             problems.append(f"{f}: 'declarations' must list objects with a name and a conclusion in "
                             f"{'/'.join(CONCLUSIONS)}")

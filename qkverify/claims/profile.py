@@ -282,7 +282,9 @@ for _k in "ABCD":
 
 @declaration_check("profile", PROFILE_DEF_KINDS)
 def _profile(s: Subject) -> DeclResult:
-    """π(L) = (profileA L, profileB L, profileC L, profileD L)."""
+    """π(L) = (profileA L, profileB L, profileC L, profileD L): each coordinate checked by its
+    definition (:func:`_coord_check`: the exact value inside the term-by-term enclosure), and the
+    four stated in that order."""
     if s.kind == "weights":
         parts = [_head_coord(s, k) for k in "abcd"]
         concl = None if any(r.conclusion is None for r in parts) else all(r.conclusion for r in parts)
@@ -290,8 +292,10 @@ def _profile(s: Subject) -> DeclResult:
         return DeclResult(concl, ev, V.listv([r.value for r in parts]))
     p = _prof(s)
     vals = [_coord_value(p, k) for k in "abcd"]
+    parts = [_coord_check(s, k) for k in "abcd"]
+    ok = all(r.conclusion for r in parts) and [r.value for r in parts] == vals
     ev = "exact" if all("exact" in v for v in vals) else "certified"
-    return DeclResult(True, ev, V.listv(vals))
+    return DeclResult(ok, ev, V.listv(vals))
 
 
 # Theorem 4 ---------------------------------------------------------------------
@@ -414,9 +418,10 @@ def _a_sym(s: Subject) -> DeclResult:
 
 @declaration_check("one_sub_profileA", MAT)
 def _one_sub_a(s: Subject) -> DeclResult:
-    """1 − a(L) = ‖S‖²/‖L‖²: a from the skew part, against the symmetric part's norm."""
+    """1 − a(L) = ‖S‖²/‖L‖²: a from the skew part, against the symmetric part's norm (x/0 = 0, so
+    that with hL dropped L = 0 is evaluated: 1 ≠ 0)."""
     L = s.inp.L
-    return DeclResult(1 - _a(L) == frob_sq(sym_part(L)) / frob_sq(L))
+    return DeclResult(1 - _a(L) == lean_div(frob_sq(sym_part(L)), frob_sq(L)))
 
 
 @declaration_check("profile_scale", MAT)

@@ -8,8 +8,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from .. import certificates
-from ..io.inputs import load_input
-from ..claims.registry import registered_check_ids
 from ..errors import QKInputError
 from ..io.outputs import probe_output_dir, probe_output_file
 from ._util import print_json
@@ -21,7 +19,8 @@ EXIT = {"holds": 0, "fails": 1, "undecided": 3}
 
 
 def add_arguments(p) -> None:
-    p.add_argument("claim", help="Lean id (e.g. profile_rank_one) or label (e.g. 'Theorem 3')")
+    p.add_argument("claim", help="statement id (e.g. profile_rank_one) or label (e.g. 'Theorem 3'): every "
+                                 "declaration of it; or one declaration by its full Lean name or check id")
     p.add_argument("--input", required=True, help="input file (JSON or .npy)")
     p.add_argument("--out", help="certificate file, or an existing directory to write into "
                                  "(default certificates/<claim>/check_<input digest>.json)")
@@ -53,24 +52,20 @@ def probe_output(args, claim_id: str) -> None:
         probe_output_dir(Path(args.out) if args.out else Path("certificates") / claim_id)
 
 
-def _run2(args, st) -> int:
-    """Format-2 path: the statement's declarations, each with its own hypotheses."""
+def _run2(args, sel) -> int:
+    """Format-2 path: the statement's declarations (or the one named), each with its own hypotheses."""
     from ..claims.evaluate import evaluate
-    from ..claims.registry import declaration_check_fn
 
-    kinds = {k for d in st.decls if d.check in registered_check_ids() for k in declaration_check_fn(d.check).kinds}
-    want = {frozenset({"head"}): "head", frozenset({"law"}): "law"}.get(frozenset(kinds),
-                                                                       "matrix_n" if "matrix_bound" in kinds else None)
-    inp = load_input(args.input, want)
-    if inp.kind2 not in kinds and hasattr(inp, "L") and "matrix" in kinds:
-        inp = load_input(args.input, "matrix")
-    binders = {h.binder for d in st.decls for h in d.hypotheses} | {h.predicate for d in st.decls for h in d.hypotheses}
+    st = sel.meta
+    inp = sel.load(args.input)
+    binders = set(sel.binders()) | {b.predicate for t in sel.targets for b in t.binders}
     for d in args.drop:
         if d not in binders:
-            raise QKInputError(f"--drop {d}: the hypotheses of {st.id} are {', '.join(sorted(binders)) or '(none)'}")
-    pred = {h.predicate: h.binder for d in st.decls for h in d.hypotheses}
+            raise QKInputError(f"--drop {d}: the hypotheses of {sel.id} are {', '.join(sorted(sel.binders())) or '(none)'}")
+    pred = {b.predicate: b.binder for t in sel.targets for b in t.binders}
     probe_output(args, st.id)
-    run = evaluate(st.id, inp, drop=tuple(pred.get(d, d) for d in args.drop))
+    run = evaluate(st.id, inp, drop=tuple(pred.get(d, d) for d in args.drop),
+                   only=(sel.single,) if sel.single else ())
     cert = run.certificate()
     path = status = None
     if not args.no_cert:
@@ -93,12 +88,8 @@ def _run2(args, st) -> int:
 
 
 def run(args) -> int:
-    from ..claims import metadata
+    from ..search.targets import resolve
 
-    st = metadata.resolve(args.claim)
-    if st is not None and any(d.check in registered_check_ids() for d in st.decls):
-        return _run2(args, st)
-    if st is None:
-        raise QKInputError(f"unknown statement {args.claim!r}; `qkverify claims` lists the statements and their "
-                           "declarations")
-    raise QKInputError(f"{st.id} ({st.label}): no declaration of it is checked yet ({len(st.decls)} mapped)")
+    # a statement id or label, or one declaration of it; exit 2 naming the problem when the name is
+    # unknown or nothing of it is checked
+    return _run2(args, resolve(args.claim))

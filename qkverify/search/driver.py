@@ -1,26 +1,30 @@
 """Counterexample search driver on top of ``hypothesis.find``.
 
-``search(claim, ...)`` looks for an input on which every hypothesis of the
-claim holds and the conclusion fails; ``search(claim, drop=h)`` (used by the
-probes) looks for an input on which *exactly* the hypothesis ``h`` fails,
-all others hold, and the conclusion fails.  Either way Hypothesis shrinks the
-first counterexample it finds, so what comes back is minimal for its
-shrinker (sizes first, then entries towards 0).
+``search(sel, ...)`` looks for an input on which one of the selected
+declarations (:mod:`qkverify.search.targets`) has all its hypotheses true and
+a failing conclusion; ``search(sel, drop=b)`` (the probes) looks for an input
+on which the hypothesis ``b`` of a declaration is false, its other
+hypotheses hold, and its conclusion -- evaluated with Lean's conventions,
+``b`` dropped -- fails.  Hypotheses are decided first (the registered
+predicate functions), so the conclusion is only evaluated on eligible
+inputs.  Hypothesis shrinks the first counterexample it finds, then
+:func:`post_shrink` simplifies it to a local fixed point.
 
 Determinism: the Hypothesis example database is disabled, the RNG is
-``random.Random(seed)``, there is no deadline, and every conclusion is a
-deterministic function of the exact input; the same (claim, seed, budget,
-max_dim, family) gives the same counterexample.
+``random.Random(seed)``, there is no deadline, and every evaluation is a
+deterministic function of the exact input; the same (selection, seed,
+budget, max_dim, family, drop) gives the same counterexample.
 
 Each distinct exact input is evaluated once (a memo keyed by its canonical
-JSON; Hypothesis's shrinker revisits inputs).  An input rejected by the claim
-itself (QKInputError from ``conclusion``) is not a counterexample.  Any other exception is recorded in ``errors`` and the
-input is skipped: a crash of the checker is never reported as a
-counterexample.
+JSON; the shrinker revisits inputs).  An input on which nothing could be
+evaluated (QKInputError, NotApplicable) is not a counterexample; any other
+exception is recorded in ``errors`` and the input skipped: a crash is never
+reported as a counterexample.
 """
 
 from __future__ import annotations
 
+import json
 import random
 import time
 from dataclasses import dataclass, field
@@ -28,129 +32,190 @@ from pathlib import Path
 from typing import Any
 
 from hypothesis import HealthCheck, Phase, assume, find, settings
+from hypothesis import strategies as st
 from hypothesis.errors import NoSuchExample, Unsatisfiable
 
+from ..claims.registry import NotApplicable
 from ..errors import QKInputError
-from .strategies import strategy_for
+from .strategies import reread, strategy_for_kind
+from .targets import Evaluation, Selection, Target, input_document, input_key
 
 
 @dataclass
 class SearchOutcome:
     """What a search found.
 
-    found            -- a counterexample was found (and shrunk)
-    input            -- the minimal counterexample (claim input object) or None
-    result           -- the claim's Result on it (verdict 'fails')
-    generated        -- inputs drawn by Hypothesis (including shrinking)
-    eligible         -- distinct inputs with the required hypothesis pattern on
-                        which the conclusion was evaluated (before the first
-                        counterexample)
-    first_found_after -- eligible inputs tried before the first failure
-    errors           -- (input description, error text) of checker crashes
-    seconds          -- wall time
+    found             -- a counterexample was found (and shrunk)
+    input             -- the minimal counterexample, or None
+    evaluation        -- the declarations evaluated on it (:class:`~.targets.Evaluation`)
+    failing           -- check ids whose conclusion fails there
+    generated         -- inputs drawn by Hypothesis (including shrinking)
+    eligible          -- distinct inputs with the required hypothesis pattern (before the first
+                         counterexample)
+    checked           -- eligible inputs on which a conclusion was actually evaluated
+    first_found_after -- eligible inputs tried up to the first failure
+    errors            -- (input, error) of evaluations that crashed
+    skips             -- why eligible inputs could not be evaluated (the first few reasons)
+    no_strategy       -- why no input could be drawn ('' when inputs were drawn)
+    seconds           -- wall time
     """
 
-    claim_id: str
+    id: str
     drop: str | None
     seed: int
     budget: int
     max_dim: int
     family: str | None
+    targets: tuple[str, ...] = ()
     found: bool = False
     input: Any = None
-    result: Any = None
+    evaluation: Evaluation | None = None
+    failing: list[str] = field(default_factory=list)
     generated: int = 0
     eligible: int = 0
-    checked: int = 0  # eligible inputs whose conclusion was actually evaluated
+    checked: int = 0
     first_found_after: int | None = None
     errors: list[tuple[str, str]] = field(default_factory=list)
+    skips: list[str] = field(default_factory=list)
+    no_strategy: str = ""
     seconds: float = 0.0
 
+    @property
+    def evidence(self) -> str | None:
+        return self.evaluation.evidence_of(self.failing) if self.found and self.evaluation else None
+
     def summary(self) -> str:
-        what = f"{self.claim_id}" + (f" without '{self.drop}'" if self.drop else "")
+        """One line: what was found or tried (and that finding nothing proves nothing)."""
+        what = self.id + (f" without '{self.drop}'" if self.drop else "")
         pattern = "violating only that hypothesis" if self.drop else "satisfying the hypotheses"
         if self.found:
             return (f"{what}: counterexample found after {self.first_found_after} distinct inputs {pattern} "
-                    f"({self.generated} drawn incl. shrinking, seed {self.seed})")
+                    f"({self.generated} drawn incl. shrinking, seed {self.seed}); fails: {', '.join(self.failing)}")
+        if self.no_strategy:
+            return f"{what}: nothing was checked: {self.no_strategy}; undecided"
         if self.checked == 0:
             return (f"{what}: nothing was checked: {self.eligible} distinct inputs {pattern}, "
-                    f"{len(self.errors)} checker errors ({self.generated} drawn, seed {self.seed}); undecided")
+                    f"{len(self.errors)} errors ({self.generated} drawn, seed {self.seed}); undecided")
         return (f"{what}: no counterexample among {self.checked} distinct inputs {pattern} checked "
                 f"({self.generated} drawn, seed {self.seed}, max dim {self.max_dim}); this proves nothing")
 
 
-def _pattern_ok(claim, inp, drop: str | None) -> bool:
-    """All hypotheses hold (drop None) / exactly ``drop`` fails."""
-    for h in claim.hypotheses:
-        ok = bool(h.holds(inp))
-        if h.name == drop:
-            if ok:
-                return False
-        elif not ok:
-            return False
-    return True
+def _kind(inp: Any) -> str | None:
+    return getattr(inp, "kind2", None)
+
+
+def _strategy(sel: Selection, targets: tuple[Target, ...], max_dim: int, family: str | None,
+              seeds: tuple) -> tuple[Any, str]:
+    """(strategy, '') or (None, why no input can be drawn)."""
+    conj = getattr(sel, "conj", None)
+    if conj is not None and conj.strategy is not None:
+        strategy_for_kind("matrix", max_dim, family)  # validates max_dim and family
+        return conj.strategy(max_dim, family), ""
+    kinds, missing = [], []
+    for t in targets:
+        for k in t.kinds:
+            if k in kinds or k in missing:
+                continue
+            (kinds if strategy_for_kind(k, max_dim, family, seeds) is not None else missing).append(k)
+    if not kinds:
+        return None, f"no search strategy for the input kind(s) {', '.join(missing) or '(none)'}"
+    return st.one_of([strategy_for_kind(k, max_dim, family, seeds) for k in kinds]), ""
+
+
+def _active(sel: Selection, targets: tuple[Target, ...], inp: Any, drop: str | None) -> list[str]:
+    """Check ids of the targets with the required hypothesis pattern on ``inp``: all hypotheses
+    true (drop None), or ``drop`` false and every other one true.  NotApplicable / QKInputError
+    (a hypothesis not stated for this input) count as no pattern."""
+    cache: dict = {}
+    out = []
+    for t in targets:
+        if _kind(inp) not in t.kinds and t.kind != "conjecture":
+            continue
+        if drop is not None and drop not in t.binder_names():
+            continue
+        try:
+            hyps = sel.hypotheses(t, inp, cache)
+        except (NotApplicable, QKInputError):
+            continue
+        if all(v or b == drop for b, v in hyps.items()) and (drop is None or hyps[drop] is False):
+            out.append(t.check)
+    return out
 
 
 def search(
-    claim,
+    sel: Selection,
     *,
     budget: int = 200,
     seed: int = 0,
     max_dim: int = 4,
     family: str | None = None,
     drop: str | None = None,
+    targets: tuple[Target, ...] | None = None,
     strategy=None,
+    seeds: tuple = (),
 ) -> SearchOutcome:
-    """Search for a counterexample to ``claim`` (a registry Claim).
+    """Search for a counterexample among the declarations of ``sel`` (default all its targets).
 
-    budget   -- number of eligible inputs Hypothesis may try (its max_examples)
+    budget   -- eligible inputs Hypothesis may try (its max_examples)
     seed     -- RNG seed (deterministic)
-    max_dim  -- matrices have size 1..max_dim
+    max_dim  -- sizes 1..max_dim
     family   -- restrict matrices to one family of strategies.FAMILIES
-    drop     -- a hypothesis name: search inputs violating exactly this one
+    drop     -- a binder: search inputs where it is false and the target's others hold
     strategy -- override the input strategy
+    seeds    -- inputs whose mutations are drawn for kinds without a builder (the audit suite)
 
-    Returns a SearchOutcome.  Raises QKInputError for a bad hypothesis name,
-    budget, family or max_dim.
+    Returns a SearchOutcome.  Raises QKInputError for a binder no target has, a bad budget,
+    family or max_dim.
     """
-    if drop is not None and drop not in {h.name for h in claim.hypotheses}:
-        raise QKInputError(
-            f"{claim.id} has no hypothesis {drop!r}; its hypotheses: "
-            + (", ".join(h.name for h in claim.hypotheses) or "none")
-        )
+    targets = tuple(targets if targets is not None else sel.targets)
+    if drop is not None:
+        targets = tuple(t for t in targets if drop in t.binder_names())
+        if not targets:
+            raise QKInputError(f"{sel.id} has no hypothesis {drop!r}; its hypotheses: "
+                               + (", ".join(sel.binders()) or "none"))
     if not isinstance(budget, int) or budget < 1:
         raise QKInputError(f"--budget must be a positive integer, got {budget!r}")
-    strat = strategy if strategy is not None else strategy_for(claim, max_dim, family, drop=drop)
-    out = SearchOutcome(claim.id, drop, seed, budget, max_dim, family)
+    out = SearchOutcome(sel.id, drop, seed, budget, max_dim, family, tuple(t.check for t in targets))
+    strat, why = (strategy, "") if strategy is not None else _strategy(sel, targets, max_dim, family, seeds)
+    if strat is None:
+        out.no_strategy = why
+        return out
+    drops = (drop,) if drop else ()
+    memo: dict[str, bool | None] = {}  # input -> None (not eligible) / conclusion failed
     state = {"found": False}
-    memo: dict[str, bool] = {}  # exact input -> conclusion failed (shrinking revisits inputs)
+
+    def evaluate(inp, active) -> tuple[bool, Evaluation | None]:
+        try:
+            ev = sel.evaluate(inp, drop=drops, only=tuple(active))
+        except (QKInputError, NotApplicable) as err:
+            if len(out.skips) < 3 and str(err) not in out.skips:
+                out.skips.append(str(err))
+            return False, None
+        except Exception as err:  # noqa: BLE001 - a crash of a check is recorded, never a counterexample
+            out.errors.append((_describe(inp), f"{type(err).__name__}: {err}"))
+            return False, None
+        return bool(ev.failing(drop)) and bool(ev.records), ev
 
     def condition(inp) -> bool:
         out.generated += 1
-        try:
-            eligible = _pattern_ok(claim, inp, drop)
-        except QKInputError:
-            eligible = False
-        except Exception as err:  # a hypothesis test crashed: skip, record
-            out.errors.append((_describe(inp), f"hypothesis check: {type(err).__name__}: {err}"))
-            eligible = False
-        assume(eligible)
-        key = _key(inp)
+        key = input_key(inp)
         if key is not None and key in memo:
-            return memo[key]
+            assume(memo[key] is not None)
+            return bool(memo[key])
+        try:
+            active = _active(sel, targets, inp, drop)
+        except Exception as err:  # noqa: BLE001 - a hypothesis predicate crashed: skip, record
+            out.errors.append((_describe(inp), f"hypothesis check: {type(err).__name__}: {err}"))
+            active = []
+        if not active:
+            if key is not None:
+                memo[key] = None
+            assume(False)
         if not state["found"]:
             out.eligible += 1
-        try:
-            res = claim.conclusion(inp)
-        except QKInputError:
-            failed = False
-        except Exception as err:
-            out.errors.append((_describe(inp), f"{type(err).__name__}: {err}"))
-            failed = False
-        else:
-            failed = res.verdict == "fails"
-            if not state["found"]:
-                out.checked += 1
+        failed, ev = evaluate(inp, active)
+        if ev is not None and ev.records and not state["found"]:
+            out.checked += 1
         if key is not None:
             memo[key] = failed
         if failed and not state["found"]:
@@ -173,25 +238,29 @@ def search(
         inp = find(strat, condition, settings=s, random=random.Random(seed))
     except (NoSuchExample, Unsatisfiable):
         inp = None
+    except Exception as err:  # noqa: BLE001 - a strategy that cannot draw (e.g. a stale builder): reported
+        out.no_strategy = f"drawing inputs failed ({type(err).__name__}: {str(err)[:200]})"
+        inp = None
     if inp is not None:
         def still_fails(cand) -> bool:
+            key = input_key(cand)
+            if key is not None and key in memo:
+                return bool(memo[key])
             try:
-                if not _pattern_ok(claim, cand, drop):
-                    return False
-                key = _key(cand)
-                if key is not None and key in memo:
-                    return memo[key]
-                r = claim.conclusion(cand).verdict == "fails"
-            except Exception:
-                return False
+                active = _active(sel, targets, cand, drop)
+            except Exception:  # noqa: BLE001
+                active = []
+            r = bool(active) and evaluate(cand, active)[0]
             if key is not None:
-                memo[key] = r
+                memo[key] = r if active else None
             return r
 
         inp = post_shrink(inp, still_fails)
+        active = _active(sel, targets, inp, drop)
         out.found = True
         out.input = inp
-        out.result = claim.conclusion(inp)
+        out.evaluation = sel.evaluate(inp, drop=drops, only=tuple(active))
+        out.failing = out.evaluation.failing(drop)
     out.seconds = time.perf_counter() - t0
     return out
 
@@ -282,7 +351,9 @@ def _candidates(inp):
         for X in _entry_moves(L, _structure(L)):
             yield I.MatrixInput(X, n)
     elif isinstance(inp, I.HeadInput):
-        WQ, WK = inp.W_Q, inp.W_K
+        WQ, WK, B = inp.W_Q, inp.W_K, inp.B
+        if B is not None:  # the standard basis first
+            yield I.HeadInput(WQ, WK)
         for k in range(WQ.ncols()):  # drop a residual coordinate
             a, b = _delete_index(WQ, k, rows=False), _delete_index(WK, k, rows=False)
             if a is not None:
@@ -290,11 +361,11 @@ def _candidates(inp):
         for r in range(WQ.nrows()):  # drop a head coordinate
             a, b = _delete_index(WQ, r, cols=False), _delete_index(WK, r, cols=False)
             if a is not None:
-                yield I.HeadInput(a, b)
+                yield I.HeadInput(a, b, B=B)
         for X in _entry_moves(WQ, 0):
-            yield I.HeadInput(X, WK)
+            yield I.HeadInput(X, WK, B=B)
         for X in _entry_moves(WK, 0):
-            yield I.HeadInput(WQ, X)
+            yield I.HeadInput(WQ, X, B=B)
     elif isinstance(inp, I.OrthoInput):
         for k in range(inp.L.nrows()):
             a, b = _delete_index(inp.L, k), _delete_index(inp.U, k)
@@ -304,20 +375,64 @@ def _candidates(inp):
             yield I.OrthoInput(X, inp.U)
         for X in _entry_moves(inp.U, 0):
             yield I.OrthoInput(inp.L, X)
+    elif isinstance(inp, I.LawInput):
+        import dataclasses
+
+        if inp.model == "qk" and inp.n > 1:
+            yield dataclasses.replace(inp, n=inp.n - 1)
+        if inp.N > 1 and inp.grid is None:
+            yield dataclasses.replace(inp, N=inp.N - 1)
+        if inp.N > 1 and inp.grid is not None:
+            for k in range(inp.N):
+                g = tuple(tuple(l for j, l in enumerate(r) if j != k) for i, r in enumerate(inp.grid) if i != k)
+                yield dataclasses.replace(inp, N=inp.N - 1, grid=g)
     else:
-        from ..io.inputs import LawInput
+        yield from _document_moves(inp)
 
-        if isinstance(inp, LawInput):
-            import dataclasses
 
-            if inp.model == "qk" and inp.n > 1:
-                yield dataclasses.replace(inp, n=inp.n - 1)
-            if inp.N > 1 and inp.grid is None:
-                yield dataclasses.replace(inp, N=inp.N - 1)
-            if inp.N > 1 and inp.grid is not None:
-                for k in range(inp.N):
-                    g = tuple(tuple(l for j, l in enumerate(r) if j != k) for i, r in enumerate(inp.grid) if i != k)
-                    yield dataclasses.replace(inp, N=inp.N - 1, grid=g)
+def _document_moves(inp):
+    """Simpler inputs of any kind with a certificate form: a row of a basis or an index less,
+    then each numeric entry replaced by 0, ±1 or its integer part, re-read by the input reader
+    (candidates it refuses are skipped)."""
+    from ..exact.rational import parse_rational
+    from .strategies import _leaves
+
+    doc = input_document(inp)
+    if doc is None or "kind" not in doc:
+        return
+    cands = []
+    for key in ("V", "s"):  # a subspace basis row, an index of a family
+        if isinstance(doc.get(key), list) and len(doc[key]) > 1:
+            for k in range(len(doc[key])):
+                d = json.loads(json.dumps(doc))
+                del d[key][k]
+                cands.append(d)
+    for path in _leaves(doc):
+        box = doc
+        for k in path[:-1]:
+            box = box[k]
+        old = box[path[-1]]
+        try:
+            x = parse_rational(old, "entry")
+        except Exception:  # noqa: BLE001 - not a rational: leave it
+            continue
+        for v in _simpler_values(x):
+            d = json.loads(json.dumps(doc))
+            b = d
+            for k in path[:-1]:
+                b = b[k]
+            if isinstance(old, int):
+                if v.q != 1:
+                    continue
+                b[path[-1]] = int(v)
+            else:
+                b[path[-1]] = str(v)
+            cands.append(d)
+    for d in cands:
+        try:
+            yield reread(d)
+        except QKInputError:
+            continue
 
 
 def post_shrink(inp, still_fails, max_steps: int = 400):
@@ -341,100 +456,61 @@ def post_shrink(inp, still_fails, max_steps: int = 400):
     return inp
 
 
-def _key(inp: Any) -> str | None:
-    """Exact identity of an input (its canonical JSON), or None when it has
-    no JSON form (then it is never memoised)."""
-    import json
-
-    try:
-        return json.dumps(inp.to_json(), sort_keys=True, separators=(",", ":"))
-    except Exception:
-        return None
-
-
 def _describe(inp: Any) -> str:
-    try:
-        return _short(inp.to_json())
-    except Exception:  # pragma: no cover - only for odd user inputs
-        return repr(inp)[:200]
-
-
-def _short(obj: Any, limit: int = 200) -> str:
-    import json
-
-    s = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
-    return s if len(s) <= limit else s[: limit - 1] + "…"
+    doc = input_document(inp)
+    s = json.dumps(doc, ensure_ascii=False, separators=(",", ":")) if doc is not None else repr(inp)
+    return s if len(s) <= 200 else s[:199] + "…"
 
 
 def input_json(inp: Any) -> dict:
-    """The input's JSON form (``to_json``) with a ``kind`` field; user inputs
-    without ``to_json`` are wrapped as ``{"kind": "none", "repr": ...}``."""
-    if hasattr(inp, "to_json"):
-        d = dict(inp.to_json())
-        d.setdefault("kind", "none")
-        return d
-    return {"kind": "none", "repr": repr(inp)}
+    """The input's JSON form with a ``kind`` field (``{"kind": "none", "repr": …}`` for a user
+    object without one)."""
+    doc = input_document(inp)
+    if doc is None:
+        return {"kind": "none", "repr": repr(inp)}
+    doc.setdefault("kind", "none")
+    return doc
 
 
-def counterexample_record(claim, outcome: SearchOutcome, mode: str) -> dict:
-    """How a counterexample was found (written beside its certificate as
-    ``<stem>.search.json``): search parameters, the dropped hypothesis, which
-    hypotheses hold on the input, the failing checks and how to re-check."""
-    inp, res = outcome.input, outcome.result
+def counterexample_record(sel: Selection, o: SearchOutcome, mode: str) -> dict:
+    """How a counterexample was found (``<stem>.search.json`` beside its certificate)."""
     return {
         "kind": "counterexample",
-        "claim_id": claim.id,  # not "claim": `qkverify verify DIR` skips files without format/claim
-        "label": claim.label,
+        "statement": sel.statement,
+        "label": sel.label,
         "mode": mode,
-        "dropped_hypothesis": outcome.drop,
-        "hypotheses_on_input": {h.name: bool(h.holds(inp)) for h in claim.hypotheses},
-        "verdict": res.verdict,
-        "evidence": res.evidence,
-        "failed_checks": [k for k, v in (res.values.get("checks") or {}).items() if not v],
-        "reason": res.reason,
-        "input": input_json(inp),
-        "search": {"seed": outcome.seed, "budget": outcome.budget, "max_dim": outcome.max_dim,
-                   "family": outcome.family, "distinct_inputs_tried": outcome.first_found_after,
-                   "drawn": outcome.generated,
+        "declarations": list(o.targets),
+        "dropped_hypothesis": o.drop,
+        "failing": list(o.failing),
+        "input": input_json(o.input),
+        "search": {"seed": o.seed, "budget": o.budget, "max_dim": o.max_dim, "family": o.family,
+                   "distinct_inputs_tried": o.first_found_after, "drawn": o.generated,
                    "shrunk_by": "hypothesis.find, then deletion/entry simplification to a fixed point"},
-        "recheck": (f"qkverify check {claim.id} --input INPUT_FILE" if outcome.drop is None
-                    else f"qkverify check {claim.id} --input INPUT_FILE evaluates the conclusion only once "
-                         f"hypothesis '{outcome.drop}' may be dropped; until then re-evaluate "
-                         f"claim.conclusion on the input (qkverify.search.probes.recheck)"),
     }
 
 
-def counterexample_certificate(claim, outcome: SearchOutcome, mode: str) -> dict:
-    """Certificate (schema ``qkverify-certificate/1``) for a found
-    counterexample: the exact input and the claim's own failing exact
-    evaluation with its witnesses -- exactly what ``qkverify check`` writes,
-    so ``qkverify verify`` re-checks it independently."""
+def write_counterexample(sel: Selection, o: SearchOutcome, directory: str | Path, mode: str = "search",
+                         stem: str | None = None, force: bool = True,
+                         record: bool = True) -> tuple[Path, Path | None]:
+    """Write ``<stem>.json`` (the format-2 certificate of the evaluation on the counterexample:
+    exactly what ``qkverify check`` writes for it), ``inputs/<stem>.input.json`` (the bare input
+    document ``qkverify check`` reads; not for a user input without a JSON form) and, with
+    ``record``, ``<stem>.search.json`` (how it was found).  Returns (certificate, input file)."""
     from .. import certificates
-
-    name = f"{mode}: {claim.id}" + (f" without {outcome.drop}" if outcome.drop else "")
-    return certificates.build(claim, input_json(outcome.input), outcome.result, name=name)
-
-
-def write_counterexample(claim, outcome: SearchOutcome, directory: str | Path, mode: str,
-                         stem: str | None = None, force: bool = True) -> tuple[Path, Path]:
-    """Write ``<stem>.json`` (the certificate), ``<stem>.search.json`` (how it
-    was found) and ``inputs/<stem>.input.json`` (the bare input document that
-    ``qkverify check CLAIM --input FILE`` reads).  Returns (certificate, input)."""
-    import json
-
-    from .. import certificates
+    from ..io.outputs import atomic_write_text
 
     d = Path(directory)
-    ij = input_json(outcome.input)
-    stem = stem or f"{claim.id}__{certificates.input_digest(ij)}"
+    doc = input_document(o.input)
+    stem = stem or f"{sel.id}__{certificates.input_digest(input_json(o.input))}"
     cpath = d / f"{stem}.json"
-    ipath = d / "inputs" / f"{stem}.input.json"
-    certificates.write(counterexample_certificate(claim, outcome, mode), cpath, force=force)
-    rec = counterexample_record(claim, outcome, mode)
-    rec["certificate"] = cpath.name
-    rec["input_file"] = f"inputs/{ipath.name}"
-    (d / f"{stem}.search.json").write_text(json.dumps(rec, indent=1, ensure_ascii=False, sort_keys=True) + "\n",
-                                           encoding="utf-8")
-    ipath.parent.mkdir(parents=True, exist_ok=True)
-    ipath.write_text(json.dumps(ij, indent=1, ensure_ascii=False, sort_keys=True) + "\n", encoding="utf-8")
+    certificates.write(o.evaluation.certificate(), cpath, force=force)
+    ipath = None
+    if doc is not None:
+        ipath = d / "inputs" / f"{stem}.input.json"
+        atomic_write_text(ipath, json.dumps(doc, indent=1, ensure_ascii=False, sort_keys=True) + "\n")
+    if record:
+        rec = counterexample_record(sel, o, mode)
+        rec["certificate"] = cpath.name
+        rec["input_file"] = f"inputs/{ipath.name}" if ipath else None
+        atomic_write_text(d / f"{stem}.search.json", json.dumps(rec, indent=1, ensure_ascii=False, sort_keys=True) + "\n")
     return cpath, ipath

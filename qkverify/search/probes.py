@@ -1,32 +1,37 @@
-"""Hypothesis-necessity probes.
+"""Hypothesis-necessity probes, declaration by declaration.
 
-For every named hypothesis ``h`` of every registered claim, search for an
-input on which ``h`` fails, every other hypothesis holds, and the claim's
-conclusion (evaluated directly, with Lean's conventions such as x/0 = 0)
+For every declaration of a selection (:mod:`qkverify.search.targets`) and
+every hypothesis (Lean binder) ``b`` of it, search for an input on which
+``b`` is false, every other hypothesis of that declaration holds, and its
+conclusion -- evaluated with Lean's conventions (x/0 = 0), ``b`` dropped --
 fails.  Outcomes:
 
-* ``needed``              -- such an input was found; it is shrunk, written
-                             as a certificate plus a bare input file, and
-                             re-read from that file and re-evaluated
-                             (``recheck``) before it is reported;
-* ``not shown necessary`` -- none was found within the budget.  This never
-                             means the hypothesis is unnecessary; the row
-                             says how many eligible inputs were tried (0 when
-                             the strategies never produced an input violating
-                             exactly this hypothesis).
+* ``needed``              -- such an input was found: it is shrunk, written as
+                             a format-2 certificate (the record lists ``b`` in
+                             ``dropped``) and as a bare input file, and
+                             re-checked (:func:`recheck`): the kernel must find
+                             the certificate valid with the conclusion failing,
+                             and ``qkverify check DECLARATION --input FILE --drop b``
+                             must write exactly the same certificate;
+* ``not shown necessary`` -- inputs violating ``b`` (with the others true) were
+                             evaluated and none broke the conclusion.  This never
+                             means the hypothesis is unnecessary;
+* ``not tested``          -- no such input was found or none could be evaluated
+                             (the row says which), e.g. a hypothesis that every
+                             input of the kind satisfies.
 
-A failure decided by Monte Carlo (evidence ``empirical``) is reported as
-``needed (empirical)``.
+A declaration without hypotheses gets one row ``no hypotheses``.
 
-Before dropping anything, the statement itself is attacked with *every*
-hypothesis kept (row ``hypothesis = "(none dropped)"``).  If it fails there,
-the row says ``fails with all hypotheses`` with the shrunk counterexample,
-its certificate and input file, re-read and re-evaluated like the others;
-the per-hypothesis probes are then skipped (``not probed``): dropping a
-hypothesis of a false statement shows nothing.  For a user conjecture
-(section ``user conjectures``) the row is always shown -- ``no
-counterexample`` when none was found, which proves nothing; for the
-built-in statements it is shown only when one fails (a bug).
+Before dropping anything the selection is attacked with every hypothesis
+kept.  A declaration that fails there gets the row ``(none dropped)`` /
+``fails with all hypotheses`` with its counterexample (written and
+re-checked like the others), and its hypotheses are not probed (``not
+probed``): dropping a hypothesis of a false statement shows nothing.  For a
+user conjecture the row is always shown -- ``no counterexample`` when none
+was found, which proves nothing; for the built-in statements only when one
+fails (a bug).  A counterexample decided by Monte Carlo (evidence
+``empirical``) is reported as ``needed (empirical)`` /
+``fails with all hypotheses (empirical)``.
 """
 
 from __future__ import annotations
@@ -38,27 +43,28 @@ from typing import Any
 
 from ..errors import QKInputError
 from .driver import SearchOutcome, input_json, search, write_counterexample
+from .targets import Selection, Target
 
 NEEDED = "needed"
-#: input kinds with a file form that ``qkverify check`` reads
-FILE_KINDS = ("matrix", "matrix_n", "symmetric", "head", "orthogonal", "law")
 NOT_SHOWN = "not shown necessary"
-NOT_TESTED = "not tested"  # no input violating only that hypothesis was generated / checked
-FAILS_WITH_ALL = "fails with all hypotheses"  # a counterexample to the statement as stated
-NO_COUNTEREXAMPLE = "no counterexample"  # the statement with all its hypotheses survived the search
-NOT_PROBED = "not probed"  # skipped: the statement already fails with every hypothesis kept
-#: the ``hypothesis`` field of the row that keeps every hypothesis
+NOT_TESTED = "not tested"
+FAILS_WITH_ALL = "fails with all hypotheses"
+NO_COUNTEREXAMPLE = "no counterexample"
+NOT_PROBED = "not probed"
+NO_HYPOTHESES = "no hypotheses"
+#: the ``binder`` field of a row that keeps every hypothesis
 ALL_KEPT = "(none dropped)"
-USER_SECTION = "user conjectures"
 
 
 @dataclass
 class ProbeRow:
-    """One (claim, hypothesis) probe."""
+    """One (declaration, binder) probe."""
 
-    claim: str
+    statement: str
     label: str
-    hypothesis: str
+    declaration: str
+    check: str
+    binder: str
     hypothesis_text: str
     status: str
     evidence: str | None
@@ -70,6 +76,7 @@ class ProbeRow:
     certificate: str | None
     input_file: str | None
     recheck: str | None
+    recheck_command: str | None
     errors: int
 
     def to_json(self) -> dict:
@@ -79,128 +86,137 @@ class ProbeRow:
         return d
 
 
-def load_claim_input(path: str | Path, claim) -> Any:
-    """Read an input file the way ``qkverify check`` does for this claim
-    (law inputs through :meth:`LawInput.from_document`)."""
-    from ..exact.rational import read_input_file
+def recheck(sel: Selection, target: Target, drop: str | None, cert_path: Path, input_path: Path | None) -> str:
+    """Re-check a written counterexample: ``"ok"``, else one line naming the mismatch.
 
-    if claim.input_kind == "law":
-        from ..io.inputs import LawInput
+    Built-in declarations: the kernel finds the certificate file valid with ``target`` failing
+    (and ``drop`` false and dropped), and re-reading the input file as ``qkverify check`` does
+    and evaluating the same declarations gives a byte-identical certificate.  User conjectures
+    (the kernel cannot check them): the re-read input has the same hypothesis pattern and the
+    conclusion still fails."""
+    from .. import certificates
 
-        return LawInput.from_document(read_input_file(path), str(path))
-    from ..io.inputs import load_input
-
-    return load_input(path, claim.input_kind)
-
-
-def recheck(claim, drop: str | None, input_path: Path) -> str:
-    """Re-read the written input and re-evaluate: returns ``"ok"`` when the
-    conclusion fails and exactly ``drop`` is the failing hypothesis (no
-    hypothesis fails, when ``drop`` is None), else a one-line description of
-    the mismatch."""
+    if input_path is None:
+        return "n/a (custom input kind: no input file form to re-read)"
     try:
-        inp = load_claim_input(input_path, claim)
+        inp = sel.load(input_path)
     except QKInputError as err:
         return f"input file not readable: {err}"
-    bad = [h.name for h in claim.failed_hypotheses(inp)]
-    if bad != ([] if drop is None else [drop]):
-        return f"hypotheses failing on the re-read input: {bad}"
-    res = claim.conclusion(inp)
-    if res.verdict != "fails":
-        return f"conclusion on the re-read input: {res.verdict}"
+    written = json.loads(Path(cert_path).read_text(encoding="utf-8"))
+    rec = next((d for d in written["declarations"] if d["check"] == target.check), None)
+    if rec is None:
+        return f"the certificate has no record of {target.check}"
+    only = tuple(d["check"] for d in written["declarations"])
+    try:
+        ev = sel.evaluate(inp, drop=(drop,) if drop else (), only=only)
+    except QKInputError as err:
+        return f"re-evaluation refused the input: {err}"
+    if target.check not in ev.failing(drop):
+        return f"on the re-read input {target.check} does not fail with that hypothesis pattern"
+    if sel.user:
+        return "ok"
+    from ..kernel import verify_file
+
+    k = verify_file(cert_path)
+    if k.status != "valid" or k.verdict != "fails":
+        return f"kernel: {k.status} {k.check} {k.reason}".strip()
+    if drop is not None and (rec.get("dropped") != [drop] or rec["hypotheses"].get(drop) is not False):
+        return f"the record does not show {drop} false and dropped"
+    if certificates.canonical_bytes(ev.certificate()) != Path(cert_path).read_bytes():
+        return "the certificate differs from what `qkverify check` writes for the input file"
     return "ok"
 
 
-def _write_found(claim, o: SearchOutcome, drop: str | None, out_dir, stem: str):
-    """Certificate, input file and re-check of a found counterexample:
-    (certificate path, input path, re-check) as strings, or Nones."""
+def _found(sel: Selection, target: Target, o: SearchOutcome, drop: str | None, out_dir, stem: str):
+    """Certificate, input file and re-check of a found counterexample (strings, or Nones)."""
     if out_dir is None:
         return None, None, None
-    c, i = write_counterexample(claim, o, out_dir, "probe", stem=stem)
-    if claim.input_kind in FILE_KINDS:
-        chk = recheck(claim, drop, i)
-    else:
-        chk = "n/a (custom input kind: no input file form to re-read)"
-    return str(c), str(i), chk
+    c, i = write_counterexample(sel, o, out_dir, "probe", stem=stem, record=False)
+    return str(c), (str(i) if i else None), recheck(sel, target, drop, c, i)
 
 
-def probe_statement(claim, *, budget: int = 200, seed: int = 0, max_dim: int = 4,
-                    out_dir: str | Path | None = "certificates/probes") -> ProbeRow:
-    """Search for a counterexample with every hypothesis of ``claim`` kept:
-    the row ``(none dropped)`` with status FAILS_WITH_ALL (counterexample
-    written and re-checked when ``out_dir``), NO_COUNTEREXAMPLE, or
-    NOT_TESTED when no eligible input could be checked."""
-    o: SearchOutcome = search(claim, budget=budget, seed=seed, max_dim=max_dim)
-    text = "every hypothesis holds" if claim.hypotheses else "no hypotheses"
-    if o.found:
-        cert, ipath, chk = _write_found(claim, o, None, out_dir, f"{claim.id}__all_hypotheses")
-        return ProbeRow(claim.id, claim.label, ALL_KEPT, text,
-                        FAILS_WITH_ALL if o.result.evidence != "empirical" else FAILS_WITH_ALL + " (empirical)",
-                        o.result.evidence, input_json(o.input),
-                        "the statement fails on this input although every hypothesis holds: " + o.result.reason,
-                        o.first_found_after, o.generated, round(o.seconds, 3), cert, ipath, chk, len(o.errors))
-    if o.checked == 0:
-        status = NOT_TESTED
-        reason = (f"the search never checked an input satisfying every hypothesis ({o.generated} generated, "
-                  f"{o.eligible} eligible, {len(o.errors)} checker errors); nothing was tested")
-    else:
-        status = NO_COUNTEREXAMPLE
-        reason = (f"the statement held on all {o.eligible} eligible inputs ({o.generated} generated); "
-                  "this does not prove it")
-    return ProbeRow(claim.id, claim.label, ALL_KEPT, text, status, None, None, reason, o.eligible, o.generated,
-                    round(o.seconds, 3), None, None, None, len(o.errors))
+def _row(sel: Selection, t: Target, binder: str, text: str, status: str, reason: str, o: SearchOutcome | None = None,
+         cert=None, ipath=None, chk=None, cmd=None) -> ProbeRow:
+    found = o is not None and o.found
+    return ProbeRow(sel.statement, sel.label, t.name, t.check, binder, text, status,
+                    o.evidence if found else None, input_json(o.input) if found else None, reason,
+                    (o.first_found_after if found else o.eligible) if o else 0, o.generated if o else 0,
+                    round(o.seconds, 3) if o else 0.0, cert, ipath, chk, cmd, len(o.errors) if o else 0)
 
 
-def probe_claim(claim, *, budget: int = 200, seed: int = 0, max_dim: int = 4,
-                out_dir: str | Path | None = "certificates/probes") -> list[ProbeRow]:
-    """Probe ``claim``: first the statement with every hypothesis kept
-    (:func:`probe_statement`), then every hypothesis dropped in turn; write
-    certificates when ``out_dir``.  See the module docstring for which rows
-    are returned."""
-    rows = []
-    whole = probe_statement(claim, budget=budget, seed=seed, max_dim=max_dim, out_dir=out_dir)
-    false = whole.status.startswith(FAILS_WITH_ALL)
-    if false or claim.section == USER_SECTION:
-        rows.append(whole)
-    if false:
-        for h in claim.hypotheses:
-            rows.append(ProbeRow(claim.id, claim.label, h.name, h.text, NOT_PROBED, None, None,
-                                 "the statement fails with every hypothesis kept (row '(none dropped)'); "
-                                 "dropping a hypothesis shows nothing", 0, 0, 0.0, None, None, None, 0))
-        return rows
-    for h in claim.hypotheses:
-        o: SearchOutcome = search(claim, budget=budget, seed=seed, max_dim=max_dim, drop=h.name)
-        cert = ipath = chk = None
-        if o.found:
-            status = NEEDED if o.result.evidence != "empirical" else NEEDED + " (empirical)"
-            cert, ipath, chk = _write_found(claim, o, h.name, out_dir, f"{claim.id}__{h.name}")
-            ce = input_json(o.input)
-            reason = o.result.reason
-            ev = o.result.evidence
-        else:
-            status, ce, ev = NOT_SHOWN, None, None
-            reason = (f"no input violating only '{h.name}' with a failing conclusion among {o.eligible} eligible "
-                      f"inputs ({o.generated} generated); this does not show the hypothesis is unnecessary")
-            if o.checked == 0:
-                status = NOT_TESTED
-                reason = (f"the search never checked an input violating only '{h.name}' "
-                          f"({o.generated} generated, {o.eligible} eligible, {len(o.errors)} checker errors); "
-                          "nothing was tested")
-        rows.append(ProbeRow(claim.id, claim.label, h.name, h.text, status, ev, ce, reason,
-                             o.first_found_after if o.found else o.eligible, o.generated,
-                             round(o.seconds, 3), cert, ipath, chk, len(o.errors)))
-    return rows
+def _untested_reason(o: SearchOutcome, what: str) -> str:
+    if o.no_strategy:
+        return f"nothing was tested: {o.no_strategy}"
+    if o.eligible == 0:
+        return (f"no input {what} was found ({o.generated} drawn); nothing was tested")
+    why = f"; e.g. {o.skips[0]}" if o.skips else (f"; first error: {o.errors[0][1]}" if o.errors else "")
+    return (f"{o.eligible} inputs {what} were found but none could be evaluated "
+            f"({len(o.errors)} errors{why}); nothing was tested")
 
 
-def run_probes(claims, **kw) -> list[ProbeRow]:
-    """Probe every hypothesis of every claim in ``claims`` (see probe_claim)."""
+def probe_selection(sel: Selection, *, budget: int = 200, seed: int = 0, max_dim: int = 4,
+                    out_dir: str | Path | None = "certificates/probes", seeds: tuple = ()) -> list[ProbeRow]:
+    """Probe every declaration of ``sel``: first with every hypothesis kept, then each
+    hypothesis dropped in turn (module docstring).  Writes certificates and input files into
+    ``out_dir`` (None: nothing written) and returns the rows."""
+    kw = dict(budget=budget, seed=seed, max_dim=max_dim, seeds=seeds)
     rows: list[ProbeRow] = []
-    for c in claims:
-        rows.extend(probe_claim(c, **kw))
+    whole = search(sel, **kw)
+    false = set(whole.failing)
+    for t in sel.targets:
+        if t.check in false:
+            ev = whole.evidence
+            status = FAILS_WITH_ALL + (" (empirical)" if ev == "empirical" else "")
+            stem = f"{t.check if not sel.user else sel.id}__all_hypotheses"
+            cert, ipath, chk = _found(sel, t, whole, None, out_dir, stem)
+            rows.append(_row(sel, t, ALL_KEPT, "every hypothesis holds" if t.binders else "no hypotheses", status,
+                             f"{t.check} fails on this input although every hypothesis holds", whole, cert, ipath,
+                             chk, sel.recheck_command(None, ipath or "FILE", t)))
+            for b in t.binders:
+                rows.append(_row(sel, t, b.binder, b.text, NOT_PROBED,
+                                 "the declaration fails with every hypothesis kept (row '(none dropped)'); "
+                                 "dropping a hypothesis shows nothing"))
+            continue
+        if sel.user:
+            if whole.checked:
+                status, why = NO_COUNTEREXAMPLE, (f"the conjecture held on all {whole.checked} inputs satisfying its "
+                                                  f"hypotheses ({whole.generated} drawn); this does not prove it")
+            else:
+                status, why = NOT_TESTED, _untested_reason(whole, "satisfying every hypothesis")
+            rows.append(_row(sel, t, ALL_KEPT, "every hypothesis holds" if t.binders else "no hypotheses", status,
+                             why, whole))
+        if not t.binders:
+            if not sel.user:
+                rows.append(_row(sel, t, "—", "", NO_HYPOTHESES, "the declaration has no hypotheses to drop"))
+            continue
+        for b in t.binders:
+            o = search(sel, targets=(t,), drop=b.binder, **kw)
+            if o.found:
+                status = NEEDED + (" (empirical)" if o.evidence == "empirical" else "")
+                cert, ipath, chk = _found(sel, t, o, b.binder, out_dir, f"{t.check if not sel.user else sel.id}__{b.binder}")
+                rows.append(_row(sel, t, b.binder, b.text, status,
+                                 f"{t.check} fails on this input, where {b.binder} is false and every other hypothesis "
+                                 "holds", o, cert, ipath, chk, sel.recheck_command(b.binder, ipath or "FILE", t)))
+            elif o.checked:
+                rows.append(_row(sel, t, b.binder, b.text, NOT_SHOWN,
+                                 f"the conclusion held on all {o.checked} inputs where only {b.binder} is false "
+                                 f"({o.generated} drawn); this does not show the hypothesis is unnecessary", o))
+            else:
+                rows.append(_row(sel, t, b.binder, b.text, NOT_TESTED,
+                                 _untested_reason(o, f"with {b.binder} false and the other hypotheses true"), o))
     return rows
 
 
-def _short(obj: Any, limit: int = 90) -> str:
+def run_probes(selections, **kw) -> list[ProbeRow]:
+    """Probe every declaration of every selection (:func:`probe_selection`)."""
+    rows: list[ProbeRow] = []
+    for sel in selections:
+        rows.extend(probe_selection(sel, **kw))
+    return rows
+
+
+def short(obj: Any, limit: int = 90) -> str:
+    """A counterexample in one short line (its ``kind`` left out)."""
     if obj is None:
         return "—"
     d = {k: v for k, v in obj.items() if k != "kind"}
@@ -208,26 +224,36 @@ def _short(obj: Any, limit: int = 90) -> str:
     return s if len(s) <= limit else s[: limit - 1] + "…"
 
 
-def markdown_table(rows: list[ProbeRow], params: dict) -> str:
-    """The probe table as Markdown."""
+def markdown_table(rows: list[ProbeRow], params: dict, base: Path | None = None) -> str:
+    """The probe table as Markdown (certificate paths relative to ``base``)."""
+    def rel(p):
+        if not p:
+            return "—"
+        try:
+            return f"`{Path(p).relative_to(base)}`" if base else f"`{p}`"
+        except ValueError:
+            return f"`{p}`"
+
     lines = [
-        "# Hypothesis-necessity probes",
+        "# Hypothesis-necessity probes, per Lean declaration",
         "",
-        "For each named hypothesis: an input violating exactly that hypothesis (all others hold) on which the",
-        "conclusion, evaluated with Lean's conventions (x/0 = 0), fails. \"not shown necessary\" means the search",
-        "found none within its budget; it does not mean the hypothesis is unnecessary. A row \"(none dropped)\"",
-        "attacks the statement with every hypothesis kept (shown for user conjectures, and for any statement that",
-        "fails there: then it is false as stated and its hypotheses are not probed).",
+        "For each hypothesis (Lean binder) of each declaration: an input on which that hypothesis is false,",
+        "every other hypothesis of the declaration holds, and its conclusion -- evaluated with Lean's",
+        "conventions (x/0 = 0) -- fails (\"needed\", with the shrunk counterexample as a format-2 certificate",
+        "that the kernel re-checks). \"not shown necessary\": inputs violating it were evaluated and none broke",
+        "the conclusion -- this does not mean the hypothesis is unnecessary. \"not tested\": no such input was",
+        "found or evaluated. A row \"(none dropped)\" attacks a declaration with every hypothesis kept (shown",
+        "for user conjectures, and for any declaration that fails there).",
         "",
         "Search: " + ", ".join(f"{k} {v}" for k, v in params.items()),
         "",
-        "| claim | label | hypothesis | status | evidence | minimal counterexample | tried | re-check |",
-        "|---|---|---|---|---|---|---|---|",
+        "| statement | label | declaration | binder | status | evidence | minimal counterexample | tried | certificate | re-check |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
-        ce = _short(r.counterexample).replace("|", "\\|")
-        lines.append(f"| `{r.claim}` | {r.label} | `{r.hypothesis}` | {r.status} | {r.evidence or '—'} | `{ce}` | "
-                     f"{r.eligible_tried} | {r.recheck or '—'} |")
+        ce = short(r.counterexample).replace("|", "\\|")
+        lines.append(f"| `{r.statement}` | {r.label} | `{r.check}` | `{r.binder}` | {r.status} | {r.evidence or '—'} | "
+                     f"`{ce}` | {r.eligible_tried} | {rel(r.certificate)} | {r.recheck or '—'} |")
     lines.append("")
     return "\n".join(lines)
 
@@ -239,7 +265,7 @@ def write_tables(rows: list[ProbeRow], out_dir: str | Path, params: dict, stem: 
     d = Path(out_dir)
     md = d / f"{stem}.md"
     js = d / f"{stem}.json"
-    atomic_write_text(md, markdown_table(rows, params))
+    atomic_write_text(md, markdown_table(rows, params, d))
     atomic_write_text(js, json.dumps({"params": params, "probes": [r.to_json() for r in rows]}, indent=1,
                                      ensure_ascii=False, sort_keys=True) + "\n")
     return md, js

@@ -14,13 +14,18 @@ rationals k/2^j (|k| <= 8, j <= 3, one j per matrix block).  Families (``FAMILIE
                      exact ties (repeated values, ± pairs) and near ties
                      (λ and λ + 2^-k, k <= 24), T antisymmetric (possibly 0)
 * ``heads``          L = W_Kᵀ W_Q with W_Q, W_K n x N, 1 <= n <= N
+* ``unit_rank_one``  L = ±u vᵀ with rational unit vectors u, v (rank 1, ‖L‖ = 1)
+* ``unit_norm``      L with ‖L‖² = 1 (a rational unit vector of length N², reshaped)
 
-Inputs by ``Claim.input_kind``: ``matrix``/``symmetric`` -> MatrixInput,
-``matrix_n`` -> MatrixInput with a head dimension n (1 <= n <= N),
-``head`` -> HeadInput (n <= N; ``--family general`` also allows n > N),
-``orthogonal`` -> OrthoInput (U rational orthogonal, or -- last branch,
-for probing -- an invertible non-orthogonal U), ``law`` -> LawInput of the
-model the claim needs (qkverify.claims.laws.LAW_MODELS).
+Inputs by input kind (:data:`KIND_STRATEGIES`, the ``kind`` of a format-2
+certificate input): ``matrix``, ``matrix_bound`` (with 0 <= n <= N),
+``head`` (n <= N, sometimes with a basis B of C; ``--family general`` also
+allows n > N), ``matrix_pair`` (U rational orthogonal, or -- for probing --
+an invertible U that usually is not), ``matrix_fiber`` (candidate
+decompositions S = H ± P), ``matrix_subspace``, ``family``, ``rank_one``,
+``theta_point``, ``law``.  A kind without a builder is drawn by mutating
+given seed inputs of that kind (:func:`strategy_for_kind`), so a new input
+kind can be searched before it has a strategy of its own.
 
 All strategies are deterministic functions of Hypothesis's choice sequence,
 so a run is reproducible from its seed.
@@ -29,29 +34,17 @@ so a run is reproducible from its seed.
 from __future__ import annotations
 
 import functools
+import re
 from typing import Callable
 
 from flint import fmpq, fmpq_mat
+from hypothesis import assume
 from hypothesis import strategies as st
 
 from ..errors import QKInputError
 
-FAMILIES = ("general", "symmetric", "antisymmetric", "low_rank", "rank_one", "ties", "heads")
-
-#: strategies registered for individual claims (user conjectures, tests):
-#: claim id -> callable(max_dim, family) -> SearchStrategy
-CLAIM_STRATEGIES: dict[str, Callable[[int, str | None], st.SearchStrategy]] = {}
-
-
-def register_strategy(claim_id: str, factory: Callable[[int, str | None], st.SearchStrategy] | st.SearchStrategy) -> None:
-    """Use ``factory(max_dim, family)`` (or a fixed strategy) to generate inputs
-    for ``claim_id`` instead of the input-kind default."""
-    if isinstance(factory, st.SearchStrategy):
-        fixed = factory
-        CLAIM_STRATEGIES[claim_id] = lambda max_dim, family: fixed
-    else:
-        CLAIM_STRATEGIES[claim_id] = factory
-
+FAMILIES = ("general", "symmetric", "antisymmetric", "low_rank", "rank_one", "ties", "heads", "unit_rank_one",
+            "unit_norm")
 
 # ---------------------------------------------------------------------------
 # scalars and matrices
@@ -223,6 +216,21 @@ def head_product(draw, N: int) -> fmpq_mat:
     return WK.transpose() * WQ
 
 
+@st.composite
+def unit_rank_one_matrix(draw, N: int) -> fmpq_mat:
+    """±u vᵀ with rational unit vectors u, v: rank one and ‖L‖² = 1."""
+    u, v = draw(unit_vector(N)), draw(unit_vector(N))
+    sg = draw(st.sampled_from((1, -1)))
+    return fmpq_mat([[sg * a * b for b in v] for a in u])
+
+
+@st.composite
+def unit_norm_matrix(draw, N: int) -> fmpq_mat:
+    """An N x N matrix with ‖L‖² = 1 (a rational unit vector of length N², reshaped)."""
+    x = draw(unit_vector(N * N))
+    return fmpq_mat([[x[i * N + j] for j in range(N)] for i in range(N)])
+
+
 @functools.lru_cache(maxsize=None)
 def _cached(builder, *args) -> st.SearchStrategy:
     """Build each (builder, size) strategy once: Hypothesis validates a fresh
@@ -238,6 +246,8 @@ _FAMILY_BUILDERS = {
     "rank_one": rank_one_matrix,
     "ties": ties_matrix,
     "heads": head_product,
+    "unit_rank_one": unit_rank_one_matrix,
+    "unit_norm": unit_norm_matrix,
 }
 
 
@@ -273,7 +283,7 @@ def square_matrix(draw, max_dim: int, family: str | None = None) -> fmpq_mat:
 
 
 # ---------------------------------------------------------------------------
-# claim inputs by kind
+# inputs by kind (the ``kind`` of a format-2 certificate input)
 
 
 def _inputs():
@@ -284,30 +294,53 @@ def _inputs():
 
 @st.composite
 def matrix_input(draw, max_dim: int, family: str | None = None):
+    """``matrix``: an N x N exact L, 1 <= N <= max_dim."""
     return _inputs().MatrixInput(draw(square_matrix(max_dim, family)))
 
 
 @st.composite
 def symmetric_input(draw, max_dim: int, family: str | None = None):
+    """``matrix`` inputs with L symmetric."""
     L = draw(square_matrix(max_dim, family or "symmetric"))
     return _inputs().MatrixInput((L + L.transpose()) * fmpq(1, 2))
 
 
 @st.composite
-def matrix_n_input(draw, max_dim: int, family: str | None = None):
+def matrix_bound_input(draw, max_dim: int, family: str | None = None):
+    """``matrix_bound``: L and a bound n, 0 <= n <= N (n = 0 is a valid Lean input)."""
     L = draw(square_matrix(max_dim, family))
-    n = draw(st.integers(1, L.nrows()))
+    n = draw(st.integers(0, L.nrows()))
     return _inputs().MatrixInput(L, n)
+
+
+#: the old name of :func:`matrix_bound_input`
+matrix_n_input = matrix_bound_input
+
+
+@st.composite
+def invertible(draw, N: int) -> fmpq_mat:
+    """An invertible N x N rational matrix: (lower unitriangular)·diag(nonzero)·(upper unitriangular)."""
+    Lo, Up, D = fmpq_mat(N, N), fmpq_mat(N, N), fmpq_mat(N, N)
+    off = iter(_flat(draw, N * (N - 1)))
+    diag = st.sampled_from((1, 2, -1, fmpq(1, 2)))
+    for i in range(N):
+        Lo[i, i] = Up[i, i] = 1
+        D[i, i] = fmpq(draw(diag))
+        for j in range(i):
+            Lo[i, j] = next(off)
+            Up[j, i] = next(off)
+    return Lo * D * Up
 
 
 @st.composite
 def head_input(draw, max_dim: int, family: str | None = None):
-    """(W_Q, W_K) with 1 <= n <= N (n <= N + 1 when family == 'general',
-    so that a hypothesis n <= N can be dropped)."""
+    """``head``: (W_Q, W_K) n x N with 1 <= n <= N (n <= N + 1 when family == 'general', so that
+    n <= N can be dropped); a third of the time with a basis B of C (an invertible N x N) in
+    which the Gram matrix is read."""
     N = draw(st.integers(1, max_dim))
     top = N + 1 if family == "general" else N
     n = draw(st.integers(1, top))
-    if family in ("rank_one", "low_rank"):
+    if family in ("rank_one", "low_rank") or (family is None and draw(st.integers(0, 3)) == 3):
         # degenerate heads: W_Q, W_K with few independent rows
         u = draw(_cached(rect, 1, N))
         cK = draw(_cached(rect, n, 1))
@@ -316,11 +349,14 @@ def head_input(draw, max_dim: int, family: str | None = None):
     else:
         WQ = draw(_cached(rect, n, N))
         WK = draw(_cached(rect, n, N))
-    return _inputs().HeadInput(WQ, WK)
+    B = draw(invertible(N)) if draw(st.integers(0, 2)) == 2 else None
+    return _inputs().HeadInput(WQ, WK, B=B)
 
 
 @st.composite
 def orthogonal_input(draw, max_dim: int, family: str | None = None):
+    """``matrix_pair``: L and U, U rational orthogonal (Cayley transform or signed permutation)
+    or, in the last branch (for probing UᵀU = 1), an invertible U that is usually not."""
     L = draw(square_matrix(max_dim, family))
     N = L.nrows()
     branch = draw(st.integers(0, 2))
@@ -331,9 +367,122 @@ def orthogonal_input(draw, max_dim: int, family: str | None = None):
         U = fmpq_mat(N, N)
         for i, p in enumerate(perm):
             U[i, p] = draw(st.sampled_from((1, -1)))
-    else:  # invertible, usually not orthogonal (for probing U_orthogonal)
-        U = draw(rect(N, N).filter(lambda M: M.det() != 0))
+    else:
+        U = draw(invertible(N))
     return _inputs().OrthoInput(L, U)
+
+
+def _diag(xs: list[fmpq]) -> fmpq_mat:
+    D = fmpq_mat(len(xs), len(xs))
+    for i, x in enumerate(xs):
+        D[i, i] = x
+    return D
+
+
+@st.composite
+def fiber_input(draw, max_dim: int, family: str | None = None):
+    """``matrix_fiber``: L with a candidate S = H + P (face d) or S = H − P (face c).  Usually a
+    true decomposition in a rational orthonormal basis U (H = U diag(h) Uᵀ with h symmetric about
+    0, P = U diag(p) Uᵀ with p >= 0 -- sometimes with a negative entry), L = S + T with T
+    antisymmetric; otherwise H, P free symmetric matrices."""
+    N = draw(st.integers(1, max_dim))
+    face = draw(st.sampled_from(("d", "c")))
+    if draw(st.integers(0, 3)) == 3:
+        H, P = draw(_cached(symmetric_matrix, N)), draw(_cached(symmetric_matrix, N))
+    else:
+        U = _cayley(draw(_cached(antisymmetric_matrix, N)))
+        vals = _flat(draw, N)
+        h: list[fmpq] = []
+        for i in range(N // 2):
+            h += [vals[i], -vals[i]]
+        h += [fmpq(0)] * (N - len(h))
+        p = [abs(x) for x in _flat(draw, N)]
+        if draw(st.integers(0, 4)) == 4:
+            p[draw(st.integers(0, N - 1))] = fmpq(-1)
+        H, P = U * _diag(h) * U.transpose(), U * _diag(p) * U.transpose()
+    S = H + P if face == "d" else H - P
+    L = S + draw(_cached(antisymmetric_matrix, N))
+    return _inputs().FiberInput(L, face, H, P)
+
+
+@st.composite
+def subspace_input(draw, max_dim: int, family: str | None = None):
+    """``matrix_subspace``: L, a bound n (0 <= n <= N) and a basis V (k independent rows) of a
+    subspace; half of the time S = AᵀA + (antisymmetric), so that S is often positive definite
+    on V."""
+    N = draw(st.integers(1, max_dim))
+    if draw(st.booleans()):
+        A = draw(_cached(rect, draw(st.integers(1, N)), N))
+        L = A.transpose() * A + draw(_cached(antisymmetric_matrix, N))
+    else:
+        L = draw(matrix_of_size(N, family))
+    k = draw(st.integers(1, N))
+    V = draw(_cached(rect, k, N))
+    assume(V.rank() == k)
+    return _inputs().SubspaceInput(L, draw(st.integers(0, N)), V)
+
+
+@st.composite
+def family_input(draw, max_dim: int, family: str | None = None):
+    """``family``: N vectors of length N (rows of v) and an index set s; usually v_i for i in s
+    are rows of a rational orthogonal matrix (orthonormal), the others free; sometimes every row
+    is free."""
+    N = draw(st.integers(1, max_dim))
+    mask = draw(st.integers(0, 2 ** N - 1))
+    s = tuple(i for i in range(N) if mask >> i & 1)
+    v = draw(_cached(rect, N, N))
+    if draw(st.integers(0, 3)) != 3:
+        U = _cayley(draw(_cached(antisymmetric_matrix, N)))
+        for i in s:
+            for j in range(N):
+                v[i, j] = U[i, j]
+    return _inputs().FamilyInput(v, s)
+
+
+@st.composite
+def unit_vector(draw, m: int) -> list[fmpq]:
+    """A rational unit vector of length m: the inverse stereographic projection
+    (2t, |t|² − 1)/(|t|² + 1) of a rational t, with signs and a cyclic shift."""
+    if m == 1:
+        return [fmpq(draw(st.sampled_from((1, -1))))]
+    t = [fmpq(x, draw(st.sampled_from((1, 2)))) for x in (_zigzag(b, 3) for b in draw(_binary(m - 1)))]
+    r = sum((x * x for x in t), fmpq(0))
+    out = [2 * x / (r + 1) for x in t] + [(r - 1) / (r + 1)]
+    k = draw(st.integers(0, m - 1))
+    return out[k:] + out[:k]
+
+
+@st.composite
+def rank_one_input(draw, max_dim: int, family: str | None = None):
+    """``rank_one``: vectors u, v and a scalar s (L = s·u vᵀ); u, v usually rational unit vectors,
+    s usually positive -- each sometimes not, for probing hu, hv, hs."""
+    N = draw(st.integers(1, max_dim))
+
+    def vec():
+        if draw(st.integers(0, 3)) == 3:
+            return [x for x in draw(_cached(rect, 1, N)).entries()]
+        return draw(unit_vector(N))
+
+    u, v = vec(), vec()
+    s = fmpq(draw(st.sampled_from((1, 2, fmpq(1, 2), 3, 0, -1, -2))))
+    return _inputs().RankOneInput(tuple(u), tuple(v), s)
+
+
+@st.composite
+def theta_point_input(draw, max_dim: int, family: str | None = None):
+    """``theta_point``: a size N and p = ((1 − t²)/2, (1 − t²)/2, t₊², t₋²) for a rational
+    t ∈ [−1, 1] (a point of Θ), or a rational point of the simplex (usually off Θ)."""
+    N = draw(st.integers(1, max_dim))
+    if draw(st.integers(0, 2)) != 2:
+        den = draw(st.integers(1, 5))
+        t = fmpq(draw(st.integers(-den, den)), den)
+        p = (1 - t * t) / 2
+        pt = (p, p, t * t if t > 0 else fmpq(0), t * t if t < 0 else fmpq(0))
+    else:
+        w = [draw(st.integers(0, 3)) for _ in range(4)]
+        assume(sum(w) > 0)
+        pt = tuple(fmpq(x, sum(w)) for x in w)
+    return _inputs().ThetaPointInput(pt, N)
 
 
 # laws -------------------------------------------------------------------
@@ -437,35 +586,105 @@ def law_input(draw, model: str, max_dim: int = 3, drop: str | None = None):
     return inp
 
 
+@st.composite
+def law_kind_input(draw, max_dim: int, family: str | None = None):
+    """``law``: an iid or a qk random-matrix model (:func:`law_input`)."""
+    return draw(law_input(draw(st.sampled_from(("iid", "qk"))), max_dim))
+
+
 # ---------------------------------------------------------------------------
+# strategies by input kind
 
 
-def strategy_for(claim, max_dim: int = 4, family: str | None = None, drop: str | None = None) -> st.SearchStrategy:
-    """The input strategy for ``claim`` (a registry Claim).
+#: input kind -> factory(max_dim, family) -> SearchStrategy of inputs of that kind
+KIND_STRATEGIES: dict[str, Callable[[int, str | None], st.SearchStrategy]] = {
+    "matrix": matrix_input,
+    "matrix_bound": matrix_bound_input,
+    "head": head_input,
+    "matrix_pair": orthogonal_input,
+    "matrix_fiber": fiber_input,
+    "matrix_subspace": subspace_input,
+    "family": family_input,
+    "rank_one": rank_one_input,
+    "theta_point": theta_point_input,
+    "law": law_kind_input,
+}
 
-    A strategy registered with :func:`register_strategy` wins; otherwise the
-    claim's ``input_kind`` decides.  ``drop`` (a hypothesis the probes drop)
-    lets the law strategies aim at inputs violating it (n > N for
-    ``n_le_N``).  Raises QKInputError for an unknown family, a bad max_dim,
-    or an input kind without a strategy.
-    """
+
+def register_kind_strategy(kind: str, factory: Callable[[int, str | None], st.SearchStrategy]) -> None:
+    """Draw inputs of ``kind`` with ``factory(max_dim, family)`` (replaces a registered one)."""
+    KIND_STRATEGIES[kind] = factory
+
+
+_RATIONAL = re.compile(r"^-?[0-9]+(/[0-9]+)?$")
+_SMALL = ("0", "1", "-1", "2", "1/2", "-2", "3")
+
+
+def _leaves(doc, path=()):
+    """Paths of the numeric leaves of a JSON document (rational strings, integers), ``kind`` aside."""
+    if isinstance(doc, dict):
+        for k, v in doc.items():
+            if k != "kind":
+                yield from _leaves(v, path + (k,))
+    elif isinstance(doc, list):
+        for i, v in enumerate(doc):
+            yield from _leaves(v, path + (i,))
+    elif (isinstance(doc, str) and _RATIONAL.match(doc)) or (isinstance(doc, int) and not isinstance(doc, bool)):
+        yield path
+
+
+def reread(doc: dict):
+    """An input from its certificate form (``to_json2``), as ``qkverify check`` reads a file;
+    QKInputError when the document is not a valid input of its kind."""
+    from ..io.inputs import input_from_document
+
+    inp = input_from_document(doc, "law" if doc.get("kind") == "law" else None, "mutated input")
+    if getattr(inp, "kind2", None) != doc.get("kind"):
+        raise QKInputError(f"mutated input: read back as {getattr(inp, 'kind2', None)}, not {doc.get('kind')}")
+    return inp
+
+
+@st.composite
+def mutated_documents(draw, docs: tuple[str, ...]):
+    """An input from one of ``docs`` (canonical JSON of certificate inputs) with up to two numeric
+    entries replaced -- a rational by 0, ±1, 2, 1/2, −2 or 3, an integer (a size, an index) by 0,
+    1, 2 or a neighbour -- re-read and validated by the input reader; the generic strategy for an
+    input kind without a builder of its own."""
+    import json
+
+    doc = json.loads(draw(st.sampled_from(docs)))
+    leaves = list(_leaves(doc))
+    for _ in range(draw(st.integers(0, min(2, len(leaves))))):
+        path = draw(st.sampled_from(leaves))
+        box = doc
+        for k in path[:-1]:
+            box = box[k]
+        old = box[path[-1]]
+        if isinstance(old, int):  # sizes and indices: small values and the neighbours
+            box[path[-1]] = draw(st.sampled_from((0, 1, 2, max(old - 1, 0), old + 1)))
+        else:
+            box[path[-1]] = draw(st.sampled_from(_SMALL))
+    try:
+        return reread(doc)
+    except QKInputError:
+        assume(False)
+
+
+def strategy_for_kind(kind: str, max_dim: int = 4, family: str | None = None,
+                      seeds: tuple | list = ()) -> st.SearchStrategy | None:
+    """Inputs of ``kind``: its builder (:data:`KIND_STRATEGIES`), else mutations of the ``seeds``
+    of that kind (inputs with a ``to_json2`` form, e.g. the audit suite's), else None.  Raises
+    QKInputError for an unknown family or a bad max_dim."""
+    import json
+
     _check_family(family)
     _check_dim(max_dim)
-    if claim.id in CLAIM_STRATEGIES:
-        return CLAIM_STRATEGIES[claim.id](max_dim, family)
-    kind = claim.input_kind
-    if kind == "matrix":
-        return matrix_input(max_dim, family)
-    if kind == "symmetric":
-        return symmetric_input(max_dim, family)
-    if kind == "matrix_n":
-        return matrix_n_input(max_dim, family)
-    if kind == "head":
-        return head_input(max_dim, family)
-    if kind == "orthogonal":
-        return orthogonal_input(max_dim, family)
-    if kind == "law":
-        from ..claims.laws import LAW_MODELS
-
-        return law_input(LAW_MODELS.get(claim.id, "iid"), max_dim, drop)
-    raise QKInputError(f"no search strategy for input kind {kind!r} (claim {claim.id})")
+    if kind in KIND_STRATEGIES:
+        return KIND_STRATEGIES[kind](max_dim, family)
+    docs = []
+    for inp in seeds:
+        if getattr(inp, "kind2", None) == kind and hasattr(inp, "to_json2"):
+            docs.append(json.dumps(inp.to_json2(), sort_keys=True))
+    if docs:
+        return mutated_documents(tuple(sorted(set(docs))))
+    return None
