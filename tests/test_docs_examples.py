@@ -136,6 +136,14 @@ def test_docs_cite_only_files_in_the_repository(name):
         assert (ROOT / path).exists(), f"{name} cites {path}, which does not exist"
 
 
+def test_lean_map_cites_only_files_in_the_repository():
+    # issue 14, Found 10: lean_map's sources named SPEC.md / CLUSTERS.md, which are not shipped
+    for p in sorted((ROOT / "lean_map").glob("*.toml")):
+        text = p.read_text(encoding="utf-8")
+        for outside in ("SPEC.md", "CLUSTERS.md", "seeds/"):
+            assert outside not in text, f"{p.name} cites {outside}, which is not in the repository"
+
+
 def test_no_machine_paths_in_the_repository():
     tracked = subprocess.run(["git", "ls-files"], capture_output=True, text=True, cwd=ROOT).stdout.split()
     if not tracked:

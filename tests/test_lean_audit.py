@@ -190,8 +190,8 @@ def test_real_counts_today(entries, skeleton):
     assert rep["counts"] == {"declarations": 177, "theorems": 124, "definitions": 53,
                              "checked": 124, "computed": 53, "mapped_only": 0}
     assert rep["failures"] == [] and rep["exit"] == 0
-    assert rep["sources"]["registered_checks"] == 185   # 177 Lean declarations + 8 CLUSTERS.md check units
-    # the CLUSTERS.md check units are counted apart from the 177 Lean declarations
+    assert rep["sources"]["registered_checks"] == 185   # 177 Lean declarations + 8 clustering-regimes check units
+    # the clustering-regimes check units are counted apart from the 177 Lean declarations
     assert rep["check_unit_counts"] == {"check_units": 14, "checked": 0, "computed": 8, "mapped_only": 6}
 
 
@@ -277,7 +277,7 @@ def test_unresolved_references_fail(entries, skeleton):
     ]
     rep = _audit(entries, skeleton, claims=[])
     assert "lean_map/rank_balance.toml: checker 'rank_balance' names no registered claim" in rep["failures"]
-    assert len(rep["failures"]) == 34   # every statement with a checker (30 SPEC.md, 4 CLUSTERS.md; none registered)
+    assert len(rep["failures"]) == 34   # every statement with a checker (30 the paper, 4 clustering-regimes; none registered)
 
 
 def test_scan_certificates_reads_format_2_only(tmp_path):
@@ -429,4 +429,4 @@ def test_audit_coverage_lines(entries, skeleton):
     row = next(l for l in lines if l.split()[:1] == ["frobSq_eq_frobSq_symPart_add_frobSq_skewPart"])
     assert row.split()[-6:] == ["Lemma", "5", "5", "0", "0", "5"]
     assert "10 statements have no Lean declaration" in lines[-3]
-    assert lines[-1].startswith("check units without a Lean name (CLUSTERS.md): 14 --")
+    assert lines[-1].startswith("check units without a Lean name (clustering regimes): 14 --")

@@ -59,7 +59,7 @@ CHECKED = {
     "transformer": ("Definition 5", ()),
     "near_identity": ("Proposition 2", ("convex_outputs", "M_linear_growth")),
     "qkv_homogenizes_to_bilinear": ("Proposition 3", ("qkv_attention",)),
-    # CLUSTERS.md definitions checked through check units without a Lean name
+    # clustering-regimes definitions checked through check units without a Lean name
     "clusters_good_triple": ("Definition 4.1", ("top_eigenvalue_simple_positive", "qk_positive_on_phi1")),
     "clusters_qk_positive_definite": ("Definition (QᵀK ≻ 0)", ()),
     "clusters_paranormal": ("Definition (paranormal V)", ()),
@@ -180,8 +180,8 @@ def test_shipped_declaration_list(public):
 
 def test_map_has_one_entry_per_statement(entries):
     assert len(entries) == 40
-    spec = [e for e in entries.values() if e.source == "SPEC.md"]
-    clusters = [e for e in entries.values() if e.source == "CLUSTERS.md"]
+    spec = [e for e in entries.values() if e.source == "paper"]
+    clusters = [e for e in entries.values() if e.source == "clusters"]
     assert len(spec) == 30 and len(clusters) == 10
     labels = {e.label for e in spec}
     expected = ({f"Definition {i}" for i in range(1, 7)} | {"Definition A1"}
@@ -192,7 +192,7 @@ def test_map_has_one_entry_per_statement(entries):
     for e in entries.values():
         assert e.path.name == f"{e.id}.toml"
     assert all(e.lean_decls == () and e.lean_files == () for e in clusters)
-    # CLUSTERS.md statements carry check units without a Lean name (name "", check clusters.*)
+    # clustering-regimes statements carry check units without a Lean name (name "", check clusters.*)
     assert all(e.decls and all(d.is_unit and d.check.startswith("clusters.") for d in e.decls) for e in clusters)
     assert all(e.lean_decls and e.lean_files for e in spec)
 
@@ -288,8 +288,8 @@ def test_definitions_have_defining_lists(decls):
 def test_decl_lean_files_and_blueprint_labels(entries, decls):
     for e in entries.values():
         for d in e.decls:
-            if d.is_unit:  # a CLUSTERS.md check unit: no Lean file
-                assert d.lean_file == "" and e.source == "CLUSTERS.md"
+            if d.is_unit:  # a clustering check unit: no Lean file
+                assert d.lean_file == "" and e.source == "clusters"
                 continue
             assert d.lean_file in e.lean_files and d.lean_file.startswith("formalization/")
     assert decls["Appendices.MainText.profile"].lean_file == "formalization/MainText/RankOneLocus.lean"
@@ -356,7 +356,7 @@ def test_issue9_data_fixes(entries):
 
 
 def test_clusters_paper_labels(entries):
-    labels = {e.label for e in entries.values() if e.source == "CLUSTERS.md"}
+    labels = {e.label for e in entries.values() if e.source == "clusters"}
     assert {"Definition 4.1", "Theorem 2.1", "Theorem 3.1", "Theorem 4.2", "Theorem 5.2", "Theorem 8.5"} <= labels
 
 
@@ -399,7 +399,7 @@ def test_missing_field_names_the_file(tmp_path):
 @pytest.mark.parametrize("old,new,msg", [
     ('id = "symPart"', 'id = "skewPart"', "does not match the file name"),
     ('status = "checked"', 'status = "no checker yet"', "checker 'symPart' is set but status"),
-    ('source = "SPEC.md"', 'source = "README"', "source must be one of"),
+    ('source = "paper"', 'source = "README"', "source must be one of"),
     ('  "Appendices.frobSq",', '  "Appendices.frobSq", "Appendices.frobSq",', "listed twice"),
     ('hypotheses = []\nconventions', 'hypotheses = [ { name = "x" } ]\nconventions', "exactly 'name', 'text'"),
     ('checker = "symPart"', 'checker = 3', "field 'checker' must be a str"),

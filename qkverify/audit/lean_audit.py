@@ -460,7 +460,7 @@ def run_lean_audit(
     ents = list(entries.values())
     mdecls = all_decls(ents)
     by_name = {d.name: d for d in mdecls}
-    units = check_units(ents)  # CLUSTERS.md check units: no Lean name, listed apart
+    units = check_units(ents)  # clustering-regimes check units: no Lean name, listed apart
     unit_keys = {u.key for u in units}
     by_id = {e.id: e for e in ents}
     if registered is None or claims is None:
@@ -692,10 +692,10 @@ def coverage_lines(report: dict) -> list[str]:
 
 
 def unit_count_lines(report: dict) -> list[str]:
-    """One line on the check units without a Lean name (CLUSTERS.md), kept apart from the
+    """One line on the check units without a Lean name (clustering regimes), kept apart from the
     Lean declarations' counts."""
     u = report["check_unit_counts"]
-    return [f"check units without a Lean name (CLUSTERS.md): {u['check_units']} -- {u['checked']} checked, "
+    return [f"check units without a Lean name (clustering regimes): {u['check_units']} -- {u['checked']} checked, "
             f"{u['computed']} computed, {u['mapped_only']} mapped only"]
 
 

@@ -1,4 +1,4 @@
-"""The Lean map: one TOML file per statement of SPEC.md / CLUSTERS.md, one
+"""The Lean map: one TOML file per statement of the paper / the clustering paper (docs/MATH.md), one
 ``[[decl]]`` table per Lean declaration.
 
 Each file ``lean_map/<id>.toml`` ties a statement (a blueprint label such as
@@ -43,7 +43,7 @@ DEFAULT_MAP_DIR = REPO_ROOT / "lean_map"
 DEFAULT_DECLS = Path(__file__).resolve().parents[1] / "data" / "lean_decls"
 
 STATUSES = ("checked", "no checker yet")
-SOURCES = ("SPEC.md", "CLUSTERS.md")
+SOURCES = ("paper", "clusters")  # docs/MATH.md: the paper's sections; Clustering regimes
 #: Lean keywords of the declarations a map may hold.
 THEOREM_KINDS = ("theorem", "lemma")
 DEFINITION_KINDS = ("def", "abbrev", "structure", "class", "inductive", "instance", "opaque")
@@ -90,7 +90,7 @@ _DECL_FIELDS: dict[str, tuple[type, bool]] = {
     "reason": (str, False),
 }
 
-#: A check unit without a Lean name (CLUSTERS.md): ``clusters.`` then a snake_case name.
+#: A check unit without a Lean name (clustering regimes): ``clusters.`` then a snake_case name.
 CHECK_UNIT = re.compile(r"^clusters\.[a-z0-9]+(?:_[a-z0-9]+)*$")
 # A Lean name: dot-separated identifiers (letters, digits, _, ', unicode letters).
 _LEAN_NAME = re.compile(r"^[^\s.,{}()\[\]]+(\.[^\s.,{}()\[\]]+)*$")
@@ -171,7 +171,7 @@ class MapDecl:
 
     @property
     def is_unit(self) -> bool:
-        """A check unit without a Lean name (a CLUSTERS.md statement): ``name`` is empty and
+        """A check unit without a Lean name (a clustering-regimes statement): ``name`` is empty and
         ``check`` (e.g. ``clusters.good_triple``) names it everywhere, certificates included."""
         return not self.name
 
@@ -277,7 +277,7 @@ def parse_decl(raw: Mapping, fname: str, index: int, statement: str, source_file
     identifier or is repeated, a predicate id that is not snake_case,
     ``defining`` on a theorem (or missing on a definition), a status that does
     not fit the kind, a mapped declaration without a reason, or a Lean file
-    that the statement's ``lean_files`` does not list.  With ``units`` (CLUSTERS.md
+    that the statement's ``lean_files`` does not list.  With ``units`` (clustering-regimes
     entries) the table is a check unit without a Lean name: ``name`` and ``lean_file``
     are empty and ``check`` matches :data:`CHECK_UNIT`.
     """
@@ -288,7 +288,7 @@ def parse_decl(raw: Mapping, fname: str, index: int, statement: str, source_file
     _check_fields(raw, _DECL_FIELDS, fname, where)
     unit = units
     if unit and (name or raw["lean_file"]):
-        raise _bad(fname, f"{where}a CLUSTERS.md check unit has no Lean name or file (name = \"\", lean_file = \"\")")
+        raise _bad(fname, f"{where}a clustering check unit has no Lean name or file (name = \"\", lean_file = \"\")")
     for key in ("check", "kind", "conclusion", "status") + (() if unit else ("name", "lean_file")):
         if not raw[key].strip():
             raise _bad(fname, f"{where}field '{key}' is empty")
@@ -377,8 +377,8 @@ def parse_entry(raw: Mapping, fname: str, path: Path | None = None,
     dup = sorted({d for d in decls if decls.count(d) > 1})
     if dup:
         raise _bad(fname, f"declaration listed twice in the same entry: {', '.join(dup)}")
-    if raw["source"] == "CLUSTERS.md" and decls:
-        raise _bad(fname, "CLUSTERS.md entries have no Lean declarations (lean_decls = []; their [[decl]] tables "
+    if raw["source"] == "clusters" and decls:
+        raise _bad(fname, "clustering entries have no Lean declarations (lean_decls = []; their [[decl]] tables "
                           "are check units without a Lean name)")
     files = _str_list(raw, "lean_files", fname)
     conventions = _str_list(raw, "conventions", fname)
@@ -391,13 +391,13 @@ def parse_entry(raw: Mapping, fname: str, path: Path | None = None,
     known = set(known_decls) if known_decls is not None else None
     parsed: list[MapDecl] = []
     for i, t in enumerate(raw.get("decl", [])):
-        d = parse_decl(t, fname, i, eid, files, units=raw["source"] == "CLUSTERS.md")
+        d = parse_decl(t, fname, i, eid, files, units=raw["source"] == "clusters")
         if any(p.key == d.key for p in parsed):
             raise _bad(fname, f"declaration {d.key} is mapped twice in this file")
         if known is not None and not d.is_unit and d.name not in known:
             raise _bad(fname, f"declaration {d.name} is not in the public declaration list (lean_decls)")
         parsed.append(d)
-    if raw["source"] == "SPEC.md" and tuple(d.name for d in parsed) != decls:
+    if raw["source"] == "paper" and tuple(d.name for d in parsed) != decls:
         missing = [d for d in decls if d not in {p.name for p in parsed}]
         extra = [p.name for p in parsed if p.name not in decls]
         what = (f"missing [[decl]] for {', '.join(missing)}" if missing else
@@ -489,7 +489,7 @@ def all_decls(entries: Mapping[str, LeanMapEntry] | Iterable[LeanMapEntry]) -> l
 
 
 def check_units(entries: Mapping[str, LeanMapEntry] | Iterable[LeanMapEntry]) -> list[MapDecl]:
-    """Every check unit without a Lean name (CLUSTERS.md ``[[decl]]`` tables), in file order."""
+    """Every check unit without a Lean name (clustering-regimes ``[[decl]]`` tables), in file order."""
     ents = entries.values() if isinstance(entries, Mapping) else entries
     return [d for e in ents for d in e.decls if d.is_unit]
 

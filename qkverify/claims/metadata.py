@@ -60,7 +60,7 @@ class StatementMeta:
 def _decl(raw: dict, st: str, fname: str) -> DeclMeta:
     try:
         hyps = tuple(HypMeta(h["binder"], h["text"], h["predicate"]) for h in raw.get("hypotheses", []))
-        # a CLUSTERS.md check unit has no Lean name: its check id names it in certificates
+        # a clustering check unit has no Lean name: its check id names it in certificates
         return DeclMeta(raw["name"] or raw["check"], raw["check"], raw["kind"], hyps, raw.get("conclusion", ""), st)
     except (KeyError, TypeError) as err:
         raise QKInputError(f"lean_map/{fname}: malformed [[decl]] table ({err})") from None

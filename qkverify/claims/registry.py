@@ -1,4 +1,4 @@
-"""The claim registry: every statement of SPEC.md is registered exactly once.
+"""The claim registry: every statement of the paper (docs/MATH.md) is registered exactly once.
 
 A :class:`Claim` is data (ids, labels, Lean declarations, named hypotheses) plus
 one ``conclusion`` function that evaluates the statement's conclusion on a
@@ -71,7 +71,7 @@ class Result:
 
 @dataclass(frozen=True)
 class Claim:
-    """One statement of SPEC.md.
+    """One statement of the paper (docs/MATH.md).
 
     input_kind is one of ``matrix`` (an N x N rational L), ``symmetric``
     (a rational symmetric S), ``head`` (W_Q, W_K, each n x N), ``orthogonal``

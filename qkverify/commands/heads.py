@@ -316,6 +316,7 @@ def _one_model(spec, layers, cfg, args, base: Path, multi: bool, client) -> tupl
     for s in skipped[:3]:
         print(f"note: {s}")
     print(f"wrote {out}/heads.csv, heads.json" + ("" if args.no_plot else ", heads.png")
-          + (f", {n_cert} certificates" if n_cert else ""))
+          + (f" and the certificates of {n_cert} heads (Theorem 3 and Definition 6: LxxHyy.json, "
+             "LxxHyy.profile.json)" if n_cert else ""))
     bad = [r for r in results if r["verdict"] == "fails"]
     return (1 if bad else 0), rows, model.name
