@@ -111,9 +111,7 @@ def _proportional(s: Subject) -> tuple[bool | None, str]:
 def _balls(s: Subject, bits: int) -> tuple[arb, arb]:
     """Enclosures of 𝒫 = 1 − ‖λ₊ − λ₋‖/‖S‖ and of 1 − |1−ρ|/√(1+ρ²) at ``bits`` bits."""
     al, be, _ = _spec(s)
-    old = ctx.prec
-    ctx.prec = bits + 32
-    try:
+    with ctx.workprec(bits + 32):
         A = [x.to_arb(bits + 32) for x in al]
         B = [y.to_arb(bits + 32) for y in be]
         F = frob_sq(sym_part(s.inp.L))
@@ -121,8 +119,6 @@ def _balls(s: Subject, bits: int) -> tuple[arb, arb]:
         P = 1 - (E * arb(lean_div(fmpq(1), F))).nonnegative_part().sqrt()
         rho = sum((y * y for y in B), arb(0)).sqrt() / sum((x * x for x in A), arb(0)).sqrt()
         return P, 1 - abs(1 - rho) / (1 + rho * rho).sqrt()
-    finally:
-        ctx.prec = old
 
 
 def _inertia(s: Subject):

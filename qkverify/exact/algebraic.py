@@ -43,12 +43,13 @@ def _pow2(e: int) -> fmpq:
     return fmpq(2) ** e if e >= 0 else fmpq(1, 2 ** (-e))
 
 
-def interval_to_arb(lo: fmpq, hi: fmpq) -> arb:
-    """Smallest convenient arb ball containing the rational interval [lo, hi]
-    (rigorous at the current ``ctx.prec``)."""
-    if lo == hi:
-        return arb(lo)
-    return arb(lo).union(arb(hi))
+def interval_to_arb(lo: fmpq, hi: fmpq, prec: int) -> arb:
+    """Smallest convenient arb ball containing the rational interval [lo, hi], its endpoints
+    rounded outward at ``prec`` bits (rigorous at any ``prec``; ``prec`` only sets the width)."""
+    with ctx.workprec(prec):
+        if lo == hi:
+            return arb(lo)
+        return arb(lo).union(arb(hi))
 
 
 def normalize(f: fmpz_poly) -> fmpz_poly:
@@ -69,12 +70,8 @@ def _sign(f: fmpz_poly, x: fmpq) -> int:
 @functools.lru_cache(maxsize=4096)
 def _isolate_cached(coeffs: tuple[int, ...], prec: int) -> tuple[tuple[fmpq, fmpq], ...]:
     f = fmpz_poly(list(coeffs))
-    old = ctx.prec
-    try:
-        ctx.prec = max(prec, 53)
+    with ctx.workprec(max(prec, 53)):
         roots = f.complex_roots()
-    finally:
-        ctx.prec = old
     out = []
     for r, mult in roots:
         if not r.imag.is_zero():
@@ -183,21 +180,12 @@ class RealAlgebraic:
     def to_arb(self, prec: int = 53) -> arb:
         """Rigorous arb enclosure, about ``prec`` bits wide."""
         if self.is_rational:
-            old = ctx.prec
-            ctx.prec = prec
-            try:
+            with ctx.workprec(prec):
                 return arb(self.rational)
-            finally:
-                ctx.prec = old
         w = (self.hi - self.lo)
         if w > 0 and w > _pow2(-prec) * max(abs(self.lo), abs(self.hi), fmpq(1, 2**30)):
             self.refine_bits(prec + 10)
-        old = ctx.prec
-        ctx.prec = prec + 10
-        try:
-            return interval_to_arb(self.lo, self.hi)
-        finally:
-            ctx.prec = old
+        return interval_to_arb(self.lo, self.hi, prec + 10)
 
     def __neg__(self) -> "RealAlgebraic":
         if self.is_rational:
@@ -374,15 +362,13 @@ def resolvent_value(
     prec = 128 + 2 * height
     max_prec = max(max_prec, 64 * prec)
     while prec <= max_prec:
-        old = ctx.prec
-        ctx.prec = prec
-        try:
+        with ctx.workprec(prec):
             roots = []
             for f in factors:
                 if f.degree() == 1:
                     roots.append([arb(fmpq(-int(f.coeffs()[0]), int(f.coeffs()[1])))])
                 else:
-                    roots.append([interval_to_arb(lo, hi) for lo, hi in isolate_real_roots(f, prec + 20)])
+                    roots.append([interval_to_arb(lo, hi, prec) for lo, hi in isolate_real_roots(f, prec + 20)])
             perms = [list(itertools.permutations(range(len(r)))) for r in roots]
             values = []
             for choice in itertools.product(*perms):
@@ -393,8 +379,6 @@ def resolvent_value(
             v_id = F(lambda i, k: roots[i][k])
             # product tree in Arb; each coefficient ball must hold exactly one integer
             Qz = arb_poly.from_roots(values).unique_fmpz_poly()
-        finally:
-            ctx.prec = old
         if Qz is None:
             prec *= 2
             continue

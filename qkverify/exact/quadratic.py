@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 
-from flint import arb, fmpq, fmpz_poly
+from flint import arb, ctx, fmpq, fmpz_poly
 
 from ..errors import QKInputError
 
@@ -156,11 +156,13 @@ class Quad:
 
     # -- output -----------------------------------------------------------
     def to_arb(self, bits: int = 128) -> arb:
-        """A ball containing the number (rigorous at the current FLINT precision)."""
-        if self.is_rational:
-            return arb(self.a)
-        lo, hi = sqrt_bracket(self.s, bits)
-        return arb(self.a) + arb(self.b) * (arb(lo).union(arb(hi)))
+        """A ball containing the number, computed at ``bits`` bits of working precision
+        (√s bracketed to about ``bits`` bits; rigorous at any ``bits``)."""
+        with ctx.workprec(bits):
+            if self.is_rational:
+                return arb(self.a)
+            lo, hi = sqrt_bracket(self.s, bits)
+            return arb(self.a) + arb(self.b) * (arb(lo).union(arb(hi)))
 
     def min_poly(self) -> fmpz_poly:
         """The integer polynomial of least degree with this root, primitive, positive leading

@@ -499,9 +499,7 @@ def profile_enclosures(iv: list, n_pos: int, order: list, frob_L: int, frob_S: f
     out = {"b": b, "c": c, "d": d}
     if frob_S == 0:
         return out
-    old = ctx.prec
-    ctx.prec = PROFILE_PREC
-    try:
+    with ctx.workprec(PROFILE_PREC):
         def ball(lo, hi):
             return arb(lo) if lo == hi else arb(lo).union(arb(hi))
 
@@ -521,8 +519,6 @@ def profile_enclosures(iv: list, n_pos: int, order: list, frob_L: int, frob_S: f
             put("rho", rho)
             put("pairing_bound", bound)
             put("pairing_gap", bound - pair)
-    finally:
-        ctx.prec = old
     return out
 
 
@@ -639,15 +635,11 @@ def _exact_root_provider(counter: ExactCounter, zero: int) -> _Provider:
         q = fmpz_poly(cs[zero:])
         if q.degree() <= 0:
             return []
-        old = ctx.prec
-        ctx.prec = 128
-        try:
+        with ctx.workprec(128):
             roots = []
             for r, mult in q.complex_roots():
                 lo, hi = arb_to_interval(r.real)
                 roots.extend([(lo, hi)] * mult)
-        finally:
-            ctx.prec = old
         roots.sort(key=lambda t: t[0] + t[1], reverse=True)
         return roots
 

@@ -194,9 +194,7 @@ def _finish(dsorted: list, eps, h, scale: int, prec: int, rq=None) -> list:
                the neighbours' Weyl intervals when those are disjoint.
     The results are multiplied by 2^scale.
     """
-    old = ctx.prec
-    ctx.prec = prec
-    try:
+    with ctx.workprec(prec):
         if not h < 1:
             raise EnclosureFailed(f"‖H − I‖ bound {float(h):.3g} is not below 1")
         theta = arb(1) + arb(h) * arb(0, 1)
@@ -223,8 +221,6 @@ def _finish(dsorted: list, eps, h, scale: int, prec: int, rq=None) -> list:
                             lam = kt.intersection(lam)
             out.append(lam / theta * two)
         return out
-    finally:
-        ctx.prec = old
 
 
 def enclose_fast(G: np.ndarray, n: int, Gm_s: tuple | None = None) -> Enclosure:
@@ -362,9 +358,7 @@ def enclose_arb(Gz: fmpz_mat, n: int, Gm_s: tuple, prec: int = 128, target_bits:
     bits, refining Y by Newton steps until ε/‖B‖ and h fall below
     2^-target_bits (or ``max_steps``).  Raises EnclosureFailed."""
     m = 2 * n
-    old = ctx.prec
-    ctx.prec = prec
-    try:
+    with ctx.workprec(prec):
         Gm, _, s = Gm_s
         two_s = arb(2) ** (-s)
         Ga = arb_mat(Gz) * two_s
@@ -420,8 +414,6 @@ def enclose_arb(Gz: fmpz_mat, n: int, Gm_s: tuple, prec: int = 128, target_bits:
         rq = [(B[i, i], EtE[i, i].upper()) for i in order]
         vals = _finish(ds, eps, h, s, prec, rq)
         return Enclosure(vals, float(eps), float(h), s, "arb", prec, steps)
-    finally:
-        ctx.prec = old
 
 
 # ---------------------------------------------------------------------------
@@ -466,9 +458,7 @@ def enclose_exact_products(Gz: fmpz_mat, n: int, Gm_s: tuple, prec: int = 160) -
     for i in range(m):
         hi_[i * m + i] -= one
     hsum = sum(x * x for x in hi_)
-    old = ctx.prec
-    ctx.prec = prec
-    try:
+    with ctx.workprec(prec):
         sc_b = arb(2) ** (2 * f - 2 * s - 1)     # B = sc_b · B2
         sc_h = arb(2) ** (2 * f - s)
         order = sorted(range(m), key=lambda i: diag[i], reverse=True)   # exact integer order
@@ -479,5 +469,3 @@ def enclose_exact_products(Gz: fmpz_mat, n: int, Gm_s: tuple, prec: int = 160) -
         rq = [(ds[k], (arb(col[i]) * sc_b * sc_b).upper()) for k, i in enumerate(order)]
         vals = _finish(ds, eps, h, s, prec, rq)
         return Enclosure(vals, float(eps), float(h), s, "exact-products", prec)
-    finally:
-        ctx.prec = old

@@ -272,17 +272,13 @@ def enclose_sliced(gd: GramData, Gm_s: tuple, max_newton: int = 3, exact_offdiag
     colsq = np.sum(offC * offC, axis=0) * (1.0 + 2 * _g(m))
     eps = float(_up(np.sqrt(_up(float(np.sum(colsq)) * (1.0 + 2 * _g(m))))))
     rho2 = _up(colsq)
-    old = ctx.prec
-    ctx.prec = PREC
-    try:
+    with ctx.workprec(PREC):
         diag = []
         for i in range(m):
             c = arb(Bd[i]) * (1 - arb(Fd[i])) - arb(float(cross[i]))
             diag.append(c + arb(0, float(cross_r[i])))
         order = sorted(range(m), key=lambda i: diag[i].mid(), reverse=True)
         vals = _weyl_kt_arb([diag[i] for i in order], [float(rho2[i]) for i in order], eps, delta, s)
-    finally:
-        ctx.prec = old
     return Enclosure(vals, eps, h, s, "sliced", PREC, steps=it)
 
 

@@ -10,7 +10,6 @@ through the gcd of the two polynomials), so they never need a tolerance.
 
 from __future__ import annotations
 
-import contextlib
 from dataclasses import dataclass
 
 from flint import arb, ctx, fmpq, fmpq_poly, fmpz_poly
@@ -21,15 +20,19 @@ from .jsonio import Undecided
 MAX_BISECTIONS = 4000
 
 
-@contextlib.contextmanager
 def precision(bits: int):
-    """Run a block with FLINT's working precision at ``bits`` (restored on exit)."""
-    old = ctx.prec
-    ctx.prec = bits
-    try:
-        yield
-    finally:
-        ctx.prec = old
+    """Run a block with FLINT's working precision at ``bits``: python-flint's own
+    ``ctx.workprec`` context manager, which restores the previous precision on exit,
+    exceptions included.
+
+    >>> before = ctx.prec
+    >>> with precision(200):
+    ...     ctx.prec
+    200
+    >>> ctx.prec == before
+    True
+    """
+    return ctx.workprec(bits)
 
 
 def sign_at(f: fmpz_poly | fmpq_poly, x: fmpq) -> int:

@@ -16,9 +16,8 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from flint import acb, arb, fmpz_mat
+from flint import acb, arb, ctx, fmpz_mat
 
-from .regimes import precision
 
 #: grid 2^-b of the sampled entries
 GRID_BITS = 20
@@ -62,7 +61,7 @@ def top_condition(Z: fmpz_mat, prec: int = 64, max_prec: int = 4096) -> bool:
     """The certified decision for the integer matrix Z (see the module docstring)."""
     p = Z.charpoly()
     while True:
-        with precision(prec):
+        with ctx.workprec(prec):
             v = top_condition_from_roots(p.complex_roots())
         if v is not None:
             return v

@@ -35,11 +35,10 @@ uniform random bits), never certified.
 
 from __future__ import annotations
 
-import contextlib
 import math
 import random
 from dataclasses import dataclass
-from typing import Iterator, Sequence
+from typing import Sequence
 
 from flint import arb, ctx, fmpq
 
@@ -54,16 +53,6 @@ HALFWIDTH_BITS = 32
 ENUM_LIMIT = 1 << 16
 #: precisions tried (bits) before a rounding is declared out of reach
 PRECISIONS = (64, 128, 256, 512, 1024, 4096)
-
-
-@contextlib.contextmanager
-def _precision(bits: int) -> Iterator[None]:
-    old = ctx.prec
-    ctx.prec = bits
-    try:
-        yield
-    finally:
-        ctx.prec = old
 
 
 def _floor(y: arb) -> int | None:
@@ -185,7 +174,7 @@ def _gauss(law: tuple, normals: _Normals) -> int:
     for p in PRECISIONS[1:]:
         if k is not None:
             return k
-        with _precision(p):
+        with ctx.workprec(p):
             k = _floor(arb(law[1]) + arb(law[2]).sqrt() * _pair(a, c)[which])
     if k is None:
         raise QKInputError(f"a Gaussian draw could not be rounded at {PRECISIONS[-1]} bits")
@@ -201,7 +190,7 @@ def hoeffding_halfwidth(m: int, delta: fmpq) -> fmpq:
     if not (0 < delta < 1):
         raise QKInputError("delta must lie in (0, 1)")
     for p in PRECISIONS:
-        with _precision(p):
+        with ctx.workprec(p):
             t = ((arb(2) / arb(delta)).log() / (2 * m)).sqrt() * (1 << HALFWIDTH_BITS)
             k = _floor(-t)
         if k is not None:
@@ -248,7 +237,7 @@ def sample_values(blocks: Sequence[list], seed: int, samples: int) -> list[list[
     """The exact entry values of the first ``samples`` samples, block by block (row-major),
     as the sampler draws them (tests and display)."""
     rng = random.Random(seed)
-    with _precision(PRECISIONS[0]):
+    with ctx.workprec(PRECISIONS[0]):
         bs = [_Block(list(b)) for b in blocks]
         normals = _Normals(rng)
         return [[[fmpq(v, b.den) for v in b.sample(rng, normals)] for b in bs] for _ in range(samples)]
@@ -267,7 +256,7 @@ def run(model: str, blocks: Sequence[list], N: int, n: int, samples: int, delta:
         raise QKInputError("the Monte Carlo seed must lie in [0, 2^64)")
     h = hoeffding_halfwidth(samples, delta)
     rng = random.Random(seed)
-    with _precision(PRECISIONS[0]):
+    with ctx.workprec(PRECISIONS[0]):
         bs = [_Block(list(b)) for b in blocks]
         sums = _accumulate(model, bs, N, n, samples, rng, _Normals(rng))
     return MonteCarloResult(samples, delta, seed, *sums, h)

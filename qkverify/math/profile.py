@@ -299,12 +299,8 @@ def compute_profile(
                 notes.append(f"{name}: exact value not computed ({why}); certified enclosure only")
             else:
                 value = v.scale(scale)
-        old = ctx.prec
-        ctx.prec = prec
-        try:
+        with ctx.workprec(prec):
             enc = F(_root_arb_getter(sd, prec)) * arb(scale)
-        finally:
-            ctx.prec = old
         if value is not None:
             # tighten: the exact value's own isolating interval
             enc = value.to_arb(prec)
@@ -343,12 +339,14 @@ def _root_arb_getter(sd: SpectralData, prec: int):
         if key not in cache:
             f = sd.factors[i]
             if f.degree() == 1:
-                cache[key] = arb(fmpq(-int(f.coeffs()[0]), int(f.coeffs()[1])))
+                with ctx.workprec(prec):
+                    cache[key] = arb(fmpq(-int(f.coeffs()[0]), int(f.coeffs()[1])))
             else:
                 if i not in ivs:
                     ivs[i] = isolate_real_roots(f, prec + 20)
                 lo, hi = ivs[i][k]
-                cache[key] = arb(lo).union(arb(hi))
+                with ctx.workprec(prec):
+                    cache[key] = arb(lo).union(arb(hi))
         return cache[key]
 
     return val

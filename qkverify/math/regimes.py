@@ -44,7 +44,6 @@ Jordan structure, and φ₁ = W_O ψ for an eigenvector ψ of X, so
 
 from __future__ import annotations
 
-import contextlib
 from dataclasses import dataclass, field
 
 from flint import acb, acb_poly, arb, arb_mat, ctx, fmpq, fmpq_mat, fmpz, fmpz_mat, fmpz_poly
@@ -62,18 +61,6 @@ MAX_KRAWCZYK_PREC = 1 << 15
 
 class Undecided(Exception):
     """The enclosures do not decide (the message says what did not separate)."""
-
-
-@contextlib.contextmanager
-def precision(bits: int):
-    """FLINT's working precision set to ``bits`` inside the block (an explicit argument of
-    every public function here; restored on exit)."""
-    old = ctx.prec
-    ctx.prec = bits
-    try:
-        yield
-    finally:
-        ctx.prec = old
 
 
 def scaled_poly(f: fmpz_poly, D: fmpz) -> fmpz_poly:
@@ -139,7 +126,7 @@ def krawczyk(g: fmpz_poly, box: CBox, prec: int) -> bool:
     >>> krawczyk(fmpz_poly([1, 0, 1]), CBox(fmpq(0), fmpq(1), fmpq(1, 8)), 64)   # x² + 1 at i
     True
     """
-    with precision(prec):
+    with ctx.workprec(prec):
         gp = acb_poly([acb(c) for c in g.coeffs()])
         dg = gp.derivative()
         c = acb(arb(box.re), arb(box.im))
@@ -180,7 +167,7 @@ class Eig:
 
     def ball(self, prec: int) -> acb:
         """A complex ball holding the eigenvalue."""
-        with precision(prec):
+        with ctx.workprec(prec):
             if self.real:
                 return acb(arb(self.lo).union(arb(self.hi)) if self.exact is None else arb(self.exact))
             im = arb(self.box.im, self.box.r)
@@ -287,7 +274,7 @@ def _isolate(g: fmpz_poly, m: int, i: int, p: int) -> tuple[list[Eig] | None, in
     ``p`` bits: real ones as isolating intervals, non-real ones (upper half-plane) as boxes
     of relative size 2^-(p/2), at most a quarter of the distance to the nearest other root,
     passing the Krawczyk test at 2p or 4p bits.  (None, 0) when something does not pass."""
-    with precision(p):
+    with ctx.workprec(p):
         roots = [r for r, _ in g.complex_roots()]
     mine = []
     for r in roots:
@@ -299,7 +286,7 @@ def _isolate(g: fmpz_poly, m: int, i: int, p: int) -> tuple[list[Eig] | None, in
     mine.sort(key=lambda e: e.lo)
     if not all(a.hi < b.lo for a, b in zip(mine, mine[1:])):
         return None, 0
-    with precision(p):
+    with ctx.workprec(p):
         for r in (r for r in roots if not r.imag.is_zero() and r.imag > 0):
             sep = min(arb_to_interval(abs(r - s))[0] for s in roots if s is not r)
             mod = max(arb_to_interval(abs(r))[1], fmpq(1, 2**64))
@@ -453,7 +440,7 @@ def arb_eigenvector(X: fmpq_mat, lam: arb, pivot: int, prec: int) -> list[arb] |
     the reduced matrix nonsingular (a bad pivot or too little precision)."""
     n = X.nrows()
     idx = [i for i in range(n) if i != pivot]
-    with precision(prec):
+    with ctx.workprec(prec):
         M = arb_mat([[arb(X[i, j]) - (lam if i == j else 0) for j in idx] for i in idx])
         rhs = arb_mat([[-arb(X[i, pivot])] for i in idx])
         try:
@@ -472,7 +459,7 @@ def refine_real(sp: Spectrum, e: Eig, bits: int) -> arb:
         target = max(abs(e.lo), abs(e.hi)) / 2**bits
         while e.exact is None and e.hi - e.lo > target:
             _refine(g, e)
-    with precision(bits + 32):
+    with ctx.workprec(bits + 32):
         return arb(e.exact) if e.exact is not None else arb((e.lo + e.hi) / 2, (e.hi - e.lo) / 2)
 
 
@@ -507,7 +494,7 @@ def qk_phi1(sp: Spectrum, lam: Eig, A: fmpq_mat, G: fmpq_mat, of: str, prec: int
     if lam.exact is not None:
         v = rational_eigenvector(X, lam.exact)
         val = (v.transpose() * A * v)[0, 0] / (v.transpose() * G * v)[0, 0]
-        with precision(prec):
+        with ctx.workprec(prec):
             ball = arb(val)
         return QKValue(val, ball, {"kind": "eigvec", "of": of, "vector": [fmpq_str(v[i, 0]) for i in range(n)]},
                        X * v == v * lam.exact)
@@ -519,12 +506,12 @@ def qk_phi1(sp: Spectrum, lam: Eig, A: fmpq_mat, G: fmpq_mat, of: str, prec: int
             break
     if psi is None:
         raise Undecided(f"the eigenvector solve is singular for every pivot at {prec} bits")
-    with precision(prec):
+    with ctx.workprec(prec):
         k = max(range(n), key=lambda i: (float(abs(psi[i]).mid()), -i))
     psi = arb_eigenvector(X, lb, k, prec)
     if psi is None:
         raise Undecided(f"the eigenvector solve at pivot {k} is singular at {prec} bits")
-    with precision(prec):
+    with ctx.workprec(prec):
         num = sum((psi[i] * arb(A[i, j]) * psi[j] for i in range(n) for j in range(n) if A[i, j] != 0), arb(0))
         den = sum((psi[i] * arb(G[i, j]) * psi[j] for i in range(n) for j in range(n) if G[i, j] != 0), arb(0))
         val = num / den
@@ -771,4 +758,4 @@ def classify(t: Triple, prec: int = ROOT_PREC) -> Classification:
 
 __all__ = ["CBox", "Classification", "Definiteness", "Eig", "Paranormal", "QKValue", "REGIMES", "Spectrum",
            "Triple", "Undecided", "classify", "compare_modulus", "definiteness", "dominant", "krawczyk",
-           "paranormal", "precision", "qk_phi1", "rank", "scaled_poly", "spectrum"]
+           "paranormal", "qk_phi1", "rank", "scaled_poly", "spectrum"]
