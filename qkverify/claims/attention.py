@@ -11,7 +11,6 @@ multivariate polynomials); the transformer is evaluated with enclosures at PREC 
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 import sympy as sp

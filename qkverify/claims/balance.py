@@ -101,10 +101,11 @@ def _proportional(s: Subject) -> tuple[bool | None, str]:
         return all(y.rational * a1 == b1 * x.rational for x, y in zip(al[:m], be[:m])), "exact"
     if al[0].cmp(be[0]) == 0:
         return all(x.cmp(y) == 0 for x, y in zip(al[:m], be[:m])), "exact"
-    for x, y in zip(al[1:m], be[1:m]):
-        d = y.to_arb(300) * al[0].to_arb(300) - be[0].to_arb(300) * x.to_arb(300)
-        if not d.contains(0):
-            return False, "certified"
+    with ctx.workprec(300):  # the products at the balls' own precision, not the caller's
+        for x, y in zip(al[1:m], be[1:m]):
+            d = y.to_arb(300) * al[0].to_arb(300) - be[0].to_arb(300) * x.to_arb(300)
+            if not d.contains(0):
+                return False, "certified"
     return None, "certified"
 
 
@@ -360,7 +361,7 @@ def _radical(s: Subject) -> DeclResult:
 
 
 @declaration_check("finrank_radical", HEADS)
-def _finrank(s: Subject) -> DeclResult:
+def _finrank_radical(s: Subject) -> DeclResult:
     """dim ker J + 2n = N, with dim ker J = N − rank M."""
     N, n = s.inp.N, s.inp.n
     dim = N - _rank_M(s) if s.kind == "weights" else _null(_head(s)["M"]).ncols()

@@ -51,8 +51,8 @@ def run(args) -> int:
     def ev(x):
         return fmpq_str(x.rational) if x.is_rational else x.to_arb(80).str(12, radius=False)
 
-    print(f"  α (positive eigenvalues of S, padded): " + (", ".join(ev(x) for x in p.alpha) or "none"))
-    print(f"  β (|negative eigenvalues| of S, padded): " + (", ".join(ev(x) for x in p.beta) or "none"))
+    print("  α (positive eigenvalues of S, padded): " + (", ".join(ev(x) for x in p.alpha) or "none"))
+    print("  β (|negative eigenvalues| of S, padded): " + (", ".join(ev(x) for x in p.beta) or "none"))
     inn = out["inertia"]
     print(f"  inertia of S: ({inn['n_pos']}, {inn['n_neg']}, {inn['n_zero']})")
     return 0

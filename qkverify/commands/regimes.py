@@ -216,7 +216,7 @@ def _print_triple(o: dict) -> None:
     print(f"  top eigenvalue real, positive, simple: {_yn(t['condition'])} [{t['evidence']}]"
           + (f"; λ₁ = {_show({'value': t['value'], 'evidence': t['evidence']})}" if t["value"] else ""))
     q1 = o["qk_phi1"]
-    print(f"  ⟨Qφ₁, Kφ₁⟩ (unit φ₁): " + (_show(q1) if q1["value"] else f"— ({q1['reason']})"))
+    print("  ⟨Qφ₁, Kφ₁⟩ (unit φ₁): " + (_show(q1) if q1["value"] else f"— ({q1['reason']})"))
     print(f"  good triple: {_yn(o['good_triple']['value'])} [{o['good_triple']['evidence']}]")
     p = o["paranormal"]
     if p is None:

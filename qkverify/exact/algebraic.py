@@ -22,7 +22,7 @@ import math
 from dataclasses import dataclass
 from typing import Callable
 
-from flint import arb, arb_poly, ctx, fmpq, fmpq_mat, fmpz, fmpz_poly
+from flint import arb, arb_poly, ctx, fmpq, fmpq_mat, fmpz_poly
 
 from .rational import fmpq_str
 

@@ -256,7 +256,7 @@ class Ctx:
         P (the characteristic polynomial of X, ν units, possibly multiple): equal iff
         gcd(P(x), P(−x)) has a root in C ∩ (−C') -- that root is P's only root in C, and its
         negative P's only root in C'."""
-        (lo1, hi1, c1, s1), (lo2, hi2, c2, s2) = x.cell, y.cell
+        (lo1, hi1, _, s1), (lo2, hi2, _, s2) = x.cell, y.cell
         P = self._memo["P"][0]
         R = P // P.gcd(P.derivative())  # square-free part: its roots are P's, once each
 

@@ -46,7 +46,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from flint import acb, acb_poly, arb, arb_mat, ctx, fmpq, fmpq_mat, fmpz, fmpz_mat, fmpz_poly
+from flint import acb, acb_poly, arb, arb_mat, ctx, fmpq, fmpq_mat, fmpz, fmpz_poly
 
 from ..exact.algebraic import arb_to_interval
 from ..exact.inertia import inertia_charpoly, ldlt

@@ -15,7 +15,6 @@ gives convex combinations.  BERT attends in both directions, so the heads are no
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from ..errors import QKInputError
 from ..exact.rational import fmpq_str, parse_rational
@@ -105,7 +104,7 @@ def layer_input(model: str | None = None, layer: int = 0, text: str = DEFAULT_TE
     return make_input(doc, "layer", {"dirs": [str(f.parent)]}), info
 
 
-def _row_sum(A) -> "fmpq":
+def _row_sum(A):
     """max_r Σ_c |A_rc| (the sup-norm operator norm), exactly."""
     return max(sum(abs(A[r, c]) for c in range(A.ncols())) for r in range(A.nrows()))
 
