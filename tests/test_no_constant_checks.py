@@ -30,7 +30,7 @@ import types
 from typing import Any, Callable
 
 import pytest
-from flint import arb, fmpq, fmpq_mat, fmpq_poly, fmpz, fmpz_mat, fmpz_poly
+from flint import arb, fmpq, fmpq_mat, fmpq_mpoly, fmpq_poly, fmpz, fmpz_mat, fmpz_mpoly, fmpz_poly
 
 from qkverify.audit.suite import cases2
 from qkverify.claims import metadata
@@ -63,6 +63,9 @@ def perturb(x: Any, every: bool = False, depth: int = 0) -> Any:
         return not x
     if isinstance(x, (int, fmpz, fmpq, arb, fmpz_poly, fmpq_poly)):
         return -x - 1 if every else x + 1
+    if isinstance(x, (fmpq_mpoly, fmpz_mpoly)):  # a multivariate polynomial: plus its first variable
+        g = x.context().gens()[0] if x.context().nvars() else 1
+        return -x - g if every else x + g
     if isinstance(x, str) and _RATIONAL.fullmatch(x):  # an exact rational carried as text ("-3/4")
         q = fmpq(*map(int, x.split("/")))
         q = -q - 1 if every else q + 1
