@@ -22,6 +22,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import functools
+import re
 import signal
 import sys
 import time
@@ -29,7 +30,7 @@ import types
 from typing import Any, Callable
 
 import pytest
-from flint import arb, fmpq, fmpq_mat, fmpq_poly, fmpz, fmpz_mat, fmpz_poly
+from flint import arb, fmpq, fmpq_mat, fmpq_mpoly, fmpq_poly, fmpz, fmpz_mat, fmpz_mpoly, fmpz_poly
 
 from qkverify.audit.suite import cases2
 from qkverify.claims import metadata
@@ -45,6 +46,7 @@ INPUTS_PER_CHECK = 2
 MAX_RUNS = 400
 
 NOPE = object()
+_RATIONAL = re.compile(r"-?[0-9]+(/[0-9]+)?")
 
 
 # ---------------------------------------------------------------------------
@@ -61,6 +63,13 @@ def perturb(x: Any, every: bool = False, depth: int = 0) -> Any:
         return not x
     if isinstance(x, (int, fmpz, fmpq, arb, fmpz_poly, fmpq_poly)):
         return -x - 1 if every else x + 1
+    if isinstance(x, (fmpq_mpoly, fmpz_mpoly)):  # a multivariate polynomial: plus its first variable
+        g = x.context().gens()[0] if x.context().nvars() else 1
+        return -x - g if every else x + g
+    if isinstance(x, str) and _RATIONAL.fullmatch(x):  # an exact rational carried as text ("-3/4")
+        q = fmpq(*map(int, x.split("/")))
+        q = -q - 1 if every else q + 1
+        return str(q.p) if q.q == 1 else f"{q.p}/{q.q}"
     if isinstance(x, (fmpq_mat, fmpz_mat)):
         if x.nrows() == 0 or x.ncols() == 0:
             return NOPE
@@ -93,6 +102,9 @@ def perturb(x: Any, every: bool = False, depth: int = 0) -> Any:
         return out if hit else NOPE
     if dataclasses.is_dataclass(x) and not isinstance(x, type):
         items = [(f.name, getattr(x, f.name)) for f in dataclasses.fields(x)]
+    elif getattr(type(x), "__slots__", None) and not hasattr(x, "__dict__"):  # e.g. Quad (a + b√s)
+        slots = type(x).__slots__
+        items = [(k, getattr(x, k)) for k in ((slots,) if isinstance(slots, str) else slots) if hasattr(x, k)]
     elif hasattr(x, "__dict__") and not isinstance(x, (type, types.ModuleType, types.FunctionType)):
         items = list(vars(x).items())
     else:

@@ -177,11 +177,14 @@ def _limitProfile(s: Subject) -> DeclResult:
 
 @declaration_check("projP", RHO)
 def _projP(s: Subject) -> DeclResult:
-    """projP at the Θ point of ρ; checked: projP preserves the coordinate sum."""
+    """projP at the Θ point θ of ρ (the witness); checked: projP θ is limitProfile ρ computed by its
+    own formula (:func:`qkverify.math.accumulation.limit_profile`, what the witness is for), and
+    projP keeps the coordinate sum."""
     t = _theta_point(s.inp.rho)
     s.witness({"kind": "theta_point", "of": "limitProfile", "point": [V.exact(v)["exact"] for v in t]})
     p = [fmpq(0), t[0] + t[1], t[2], t[3]]
-    return DeclResult(sum(p, fmpq(0)) == sum(t, fmpq(0)), value=V.listv([V.exact(v) for v in p]))
+    ok = p == Acc.limit_profile(s.inp.rho) and sum(p, fmpq(0)) == sum(t, fmpq(0))
+    return DeclResult(ok, value=V.listv([V.exact(v) for v in p]))
 
 
 @declaration_check("limitProfile_mem_projP_Theta", RHO)
@@ -250,8 +253,16 @@ def _point(rho: fmpq, lo: fmpq, hi: fmpq | None, sign: int) -> bool:
     return pre is not None and Acc.limit_b(pre) == Acc.limit_b(rho) and pre == rho
 
 
-declaration_check("limitB_strictMonoOn", RHO)(lambda s: DeclResult(_symbolic()["mono"]))
-declaration_check("limitB_strictAntiOn", RHO)(lambda s: DeclResult(_symbolic()["anti"]))
+def _monotone(key: str, lo: fmpq, hi: fmpq | None, sign: int) -> DeclResult:
+    """sympy's decision against the exact sign of b' (:func:`qkverify.math.accumulation.limit_b_monotone`)."""
+    exact = Acc.limit_b_monotone(lo, hi) == sign
+    if _symbolic()[key] != exact:
+        return DeclResult(None, reason=f"sympy says {_symbolic()[key]}, the exact sign of b' says {exact}")
+    return DeclResult(exact)
+
+
+declaration_check("limitB_strictMonoOn", RHO)(lambda s: _monotone("mono", fmpq(0), fmpq(1), 1))
+declaration_check("limitB_strictAntiOn", RHO)(lambda s: _monotone("anti", fmpq(1), None, -1))
 declaration_check("limitB_image_Ioc", RHO)(
     lambda s: DeclResult(_symbolic()["ioc"] and _point(s.inp.rho, fmpq(0), fmpq(1), -1)))
 declaration_check("limitB_image_Ici", RHO)(

@@ -52,20 +52,72 @@ def _fields(s: Subject):
     return s.memo("fields", lambda: MA.attention_fields(s.inp.doc))
 
 
+def _fields_again(doc: dict) -> dict:
+    """The fields of IsAttentionFunction decided a second way, for the families the producer
+    decides (True / False; absent where there is no second way): poly_σ and contDiff_w/a by
+    sympy's own polynomial test of the cancelled expressions; convexOn_φ of a quadratic potential
+    by its principal minors (exact, FLINT), of log-sum-exp by the sign of τ (its Hessian is
+    (diag p − p pᵀ)/τ); grad of a quadratic potential as ω = ½(Q + Qᵀ)σ + b, without
+    differentiating φ; mem_stdSimplex of constant weights by FLINT rationals; output: a is defined
+    by the input as Σ_j ω_j x_j."""
+    from itertools import combinations
+
+    k, N = doc["k"], doc["N"]
+    names = MA.x_names(k, N)
+    syms = [sp.Symbol(n, real=True) for n in names]
+    poly = lambda e: bool(sp.cancel(e).is_polynomial(*syms))  # noqa: E731
+    sig = [MA.parse(t, names) for t in doc["scores"]]
+    pot, wts = doc["potential"], doc["weights"]
+    out: dict = {"output": True, "poly_σ": all(poly(e) for e in sig)}
+    if "quadratic" in pot:
+        Q = fmpq_mat([[_q(str(sp.Rational(x))) for x in r] for r in pot["quadratic"]["Q"]])
+        S = (Q + Q.transpose()) / 2
+        out["convexOn_φ"] = all(fmpq_mat([[S[i, j] for j in idx] for i in idx]).det() >= 0
+                                for m in range(1, k + 1) for idx in combinations(range(k), m))
+    elif "log_sum_exp" in pot:
+        out["convexOn_φ"] = k == 1 or sp.Rational(pot["log_sum_exp"]) > 0
+    if "softmax" in wts:
+        rho = [MA.parse(t, names) for t in wts["softmax"]["scores"]]
+        if all(poly(r) for r in rho):
+            out["contDiff_w"] = out["contDiff_a"] = True
+    else:
+        w = [MA.parse(t, names) for t in wts["polynomial"]]
+        if all(poly(x) for x in w):
+            out["contDiff_w"] = out["contDiff_a"] = True
+        consts = [sp.cancel(x) for x in w]
+        if all(not x.free_symbols for x in consts):
+            c = [_q(str(sp.Rational(x))) for x in consts]
+            out["mem_stdSimplex"] = all(x >= 0 for x in c) and sum(c, fmpq(0)) == 1
+        else:
+            out["mem_stdSimplex"] = False
+        if "quadratic" in pot:
+            Qr = [[sp.Rational(x) for x in r] for r in pot["quadratic"]["Q"]]
+            b = [sp.Rational(x) for x in pot["quadratic"]["b"]]
+            out["grad"] = all(sp.expand(w[j] - sum((Qr[j][i] + Qr[i][j]) * sig[i] for i in range(k)) / 2 - b[j]) == 0
+                              for j in range(k))
+    return out
+
+
 @declaration_check("IsAttentionFunction", AF)
 def _is_attention_function(s: Subject) -> DeclResult:
     """The eight fields of the structure (smoothness, simplex, convexity, polynomial σ, ω = ∇φ∘σ,
-    a = Σ ω_j x_j); a = Σ ω_j x_j is how the input defines a."""
+    a = Σ ω_j x_j); a = Σ ω_j x_j is how the input defines a.  Checked: every field the producer
+    decides agrees with its second decision (:func:`_fields_again`) where there is one."""
     f, notes = _fields(s)
+    again = _fields_again(s.inp.doc)
+    differ = [k for k, v in again.items() if f.get(k) is not None and f[k] != v]
+    if isinstance(notes.get("grad"), dict) and notes["grad"]["sympy_simplify_zero"] and f["grad"] is False:
+        differ.append("grad")  # sympy showed ω = ∇φ∘σ: the shift test must agree
     false = [k for k, v in f.items() if v is False]
     if false:
-        return DeclResult(True, value=V.boolean(False), reason="fails: " + ", ".join(false))
+        return DeclResult(not differ, value=V.boolean(False), reason="fails: " + ", ".join(false))
     open_ = [k for k, v in f.items() if v is None]
-    if open_:
+    if open_ and not differ:
         said = {k: v for k, v in notes.items() if k.startswith("sympy_") and k != "sympy_hessian"}
         return DeclResult(None, value=NO_VALUE, reason="not decided for these families: " + ", ".join(open_)
                           + (f" (sympy, not kernel-checked: {said})" if said else ""))
-    return DeclResult(True, value=V.boolean(True))
+    return DeclResult(not differ, value=V.boolean(True),
+                      reason="the two decisions differ on: " + ", ".join(differ) if differ else "")
 
 
 @declaration_check("IsBilinearScore", AF)
@@ -119,8 +171,15 @@ def _h(s: Subject) -> bool:
 
 @declaration_check("IsPolyBidegreeLeOneOne", BI)
 def _is_bidegree(s: Subject) -> DeclResult:
+    """P is a polynomial whose monomials have degree ≤ 1 in u and ≤ 1 in v: the producer's scan of
+    the monomials, checked against sympy's degrees of P as a polynomial in u alone and in v alone."""
     p = _parts(s)
-    return DeclResult(True, value=V.boolean(p["bidegree_ok"]), reason=p["offending"] or "")
+    N = s.inp["N"]
+    u = [sp.Symbol(f"u{a}", real=True) for a in range(N)]
+    v = [sp.Symbol(f"v{b}", real=True) for b in range(N)]
+    e = sp.cancel(MA.parse(s.inp["P"], MA.uv_names(N)))
+    again = bool(e.is_polynomial(*(u + v))) and sp.Poly(e, *u).total_degree() <= 1 and sp.Poly(e, *v).total_degree() <= 1
+    return DeclResult(again == p["bidegree_ok"], value=V.boolean(p["bidegree_ok"]), reason=p["offending"] or "")
 
 
 @declaration_check("biaffine_components", BI)
@@ -516,8 +575,10 @@ def _hom_scores(s: Subject, y: list[fmpq_mat]) -> list[list[fmpq]]:
     return [[(y[j].transpose() * _homform(s, m, j) * y[m])[0, 0] for j in range(m + 1)] for m in range(len(y))]
 
 
-def _dehom(s: Subject) -> fmpq_mat:
-    _, _, P, X, al = _qkv(s)
+def _dehom(s: Subject, al=None) -> fmpq_mat:
+    """dehom(y)_i = u_i + (α_i − 1)p_i for y_i = (x_i, α_i), α the input's (or the given) scalars."""
+    _, _, P, X, al0 = _qkv(s)
+    al = al0 if al is None else al
     return fmpq_mat([[X[i, c] + (al[i] - 1) * P[i, c] for c in range(X.ncols())] for i in range(X.nrows())])
 
 
@@ -589,11 +650,15 @@ def _hom_score(s: Subject) -> DeclResult:
 
 @declaration_check("dehom", TR)
 def _dehom_check(s: Subject) -> DeclResult:
-    """dehom(y)_i = u_i + (α_i − 1)p_i; checked: dehom of the lift (α = 1) is x (dehom_iota)."""
+    """dehom(y)_i = u_i + (α_i − 1)p_i; checked: the rows against the matrix form X + diag(α − 1)·P,
+    and dehom of the lift (α = 1) is x (dehom_iota)."""
     _, _, P, X, al = _qkv(s)
     D = _dehom(s)
-    return DeclResult(all(X[i, c] + (1 - 1) * P[i, c] == X[i, c] for i in range(X.nrows()) for c in range(X.ncols())),
-                      value=V.matrix(D))
+    ell = X.nrows()
+    diag = fmpq_mat(ell, ell)
+    for i in range(ell):
+        diag[i, i] = al[i] - 1
+    return DeclResult(D == X + diag * P and _dehom(s, [fmpq(1)] * ell) == X, value=V.matrix(D))
 
 
 @declaration_check("homScore_eq", TR)
@@ -604,8 +669,11 @@ def _hom_score_eq(s: Subject) -> DeclResult:
 
 @declaration_check("isPolyFun_bilinear", TR)
 def _is_poly_fun_bilinear(s: Subject) -> DeclResult:
-    """y ↦ homForm(y_j, y_m) is the polynomial Σ_rs B_rs y_{j,r} y_{m,s} (sympy), evaluated at the input's y."""
-    y = _lift(s, _qkv(s)[4])
+    """y ↦ homForm(y_j, y_m) is the polynomial Σ_rs B_rs y_{j,r} y_{m,s} (sympy, B the matrix of
+    homForm), checked at the input's y against homForm evaluated from its definition,
+    ⟨Q(u_m + α_m p_m), K(u_j + α_j p_j)⟩ (the common factor 1/√n aside)."""
+    Q, K, P, X, al = _qkv(s)
+    y = _lift(s, al)
     n1 = y[0].nrows()
     a = sp.symbols(f"a0:{n1}")
     b = sp.symbols(f"b0:{n1}")
@@ -615,7 +683,9 @@ def _is_poly_fun_bilinear(s: Subject) -> DeclResult:
         p = sum(sp.Rational(int(B[r, c].p), int(B[r, c].q)) * a[r] * b[c] for r in range(n1) for c in range(n1))
         val = p.subs({**{a[r]: sp.Rational(int(y[j][r, 0].p), int(y[j][r, 0].q)) for r in range(n1)},
                       **{b[c]: sp.Rational(int(y[m][c, 0].p), int(y[m][c, 0].q)) for c in range(n1)}})
-        e = (y[j].transpose() * B * y[m])[0, 0]
+        qv = Q * (_col(X, m) + _col(P, m) * al[m])
+        ku = K * (_col(X, j) + _col(P, j) * al[j])
+        e = (qv.transpose() * ku)[0, 0]
         ok = ok and val == sp.Rational(int(e.p), int(e.q))
     return DeclResult(ok)
 

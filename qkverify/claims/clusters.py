@@ -24,7 +24,7 @@ their hypotheses are these definitions, and ``qkverify simulate`` tests them emp
 
 from __future__ import annotations
 
-from flint import fmpq_mat
+from flint import fmpq_mat, fmpq_poly
 
 from ..exact.matrix import identity
 from ..math import regimes as R
@@ -114,6 +114,47 @@ def real_value(e: R.Eig) -> dict:
     return V.exact(e.exact) if e.exact is not None else V.enclosure_q(e.lo, e.hi)
 
 
+def _charpoly_root(X: fmpq_mat, e: R.Eig, mult: int | None = None) -> bool:
+    """e is a root of det(tI − X) computed directly by FLINT (not from the spectrum's factors):
+    exactly (with multiplicity ``mult`` when given), or, for an isolating interval of a simple root,
+    a sign change of the characteristic polynomial over [lo, hi]."""
+    p = X.charpoly()
+    if e.exact is not None:
+        if p(e.exact) != 0:
+            return False
+        if mult is None:
+            return True
+        lin = fmpq_poly([-e.exact, 1])
+        return p % lin ** mult == 0 and p % lin ** (mult + 1) != 0
+    return (mult in (None, 1)) and p(e.lo) * p(e.hi) <= 0
+
+
+def _sylvester_pd(A: fmpq_mat) -> bool:
+    """sym(A) ≻ 0 by Sylvester's criterion: every leading principal minor of (A + Aᵀ)/2 is > 0 (FLINT
+    determinants; the producer decides by LDLᵀ)."""
+    S = (A + A.transpose()) / 2
+    return all(fmpq_mat([[S[i, j] for j in range(m)] for i in range(m)]).det() > 0 for m in range(1, S.nrows() + 1))
+
+
+def _sturm_agrees(s: Subject) -> bool:
+    """The real eigenvalues of the spectrum against a Sturm count of each factor's real roots."""
+    from ..exact.algebraic import real_roots
+
+    sp = _spectrum(s)
+    return sum(len(real_roots(g)) for g, _ in sp.factors) == sum(e.real for e in sp.eigs)
+
+
+def _para_consistent(s: Subject, p: R.Paranormal) -> bool:
+    """When V is paranormal with λ rational: F ⊕ G = R^d, V F ⊆ F (F the λ-eigenvectors), V G ⊆ G."""
+    if not (p.holds and p.F is not None):
+        return True
+    X = _mats(s)["X"]
+    FG = fmpq_mat([list(a) + list(b) for a, b in zip(p.F.tolist(), p.G.tolist())]) if p.G.ncols() else p.F
+    return FG.rank() == X.nrows() and X * p.F == p.F * p.lam.exact and (
+        p.G.ncols() == 0 or fmpq_mat([list(a) + list(b) for a, b in zip(p.G.tolist(), (X * p.G).tolist())]).rank()
+        == p.G.ncols())
+
+
 @predicate("top_eigenvalue_simple_positive")
 def _p_top(s: Subject) -> bool:
     return _top(s) is not None
@@ -128,18 +169,18 @@ def _p_para(s: Subject) -> bool:
 def _top_cond(s: Subject) -> DeclResult:
     """Definition 4.1, first condition; the real-root count is cross-checked by Sturm."""
     top = _top(s)
-    sp = _spectrum(s)
-    from ..exact.algebraic import real_roots
-
-    sturm = sum(len(real_roots(g)) for g, _ in sp.factors)
-    return DeclResult(sturm == sum(e.real for e in sp.eigs), _level(s), V.boolean(top is not None))
+    return DeclResult(_sturm_agrees(s), _level(s), V.boolean(top is not None))
 
 
 @declaration_check("clusters.top_eigenvalue", HEADS)
 def _top_value(s: Subject) -> DeclResult:
-    """λ₁, exact when rational, else the enclosure of its isolating interval."""
+    """λ₁, exact when rational, else the enclosure of its isolating interval; checked: a simple
+    positive root of the characteristic polynomial computed directly (:func:`_charpoly_root`)."""
     top = _top(s)
-    return DeclResult(True, _level(s), real_value(top))
+    if top is None:
+        raise NotApplicable("the top eigenvalue is not real, positive and simple")
+    ok = _charpoly_root(_mats(s)["X"], top, 1) and (top.exact > 0 if top.exact is not None else top.lo >= 0)
+    return DeclResult(ok, _level(s), real_value(top))
 
 
 @declaration_check("clusters.qk_phi1", HEADS)
@@ -156,11 +197,22 @@ def _good(s: Subject) -> DeclResult:
     """Definition 4.1: the top-eigenvalue condition and ⟨Qφ₁, Kφ₁⟩ > 0 (NotApplicable when the
     enclosure of ⟨Qφ₁, Kφ₁⟩ contains 0)."""
     if _top(s) is None:
-        return DeclResult(True, _level(s), V.boolean(False))
+        return DeclResult(_sturm_agrees(s), _level(s), V.boolean(False))
     v = _qk(s)
     if v.sign is None:
         raise NotApplicable("undecided: the enclosure of ⟨Qφ₁, Kφ₁⟩ contains 0")
-    return DeclResult(True, _level(s, v.exact is not None), V.boolean(v.sign > 0))
+    # checked: the sign against ψᵀAψ for an eigenvector ψ from FLINT's nullspace of X − λ₁I (λ₁
+    # rational; ψᵀGψ > 0), or against the enclosure of ⟨Qφ₁, Kφ₁⟩ (λ₁ irrational)
+    top, M = _top(s), _mats(s)
+    if top.exact is not None:
+        Z = M["X"] - identity(M["X"].nrows()) * top.exact
+        N, k = Z.numer_denom()[0].nullspace()
+        psi = fmpq_mat([[N[i, 0]] for i in range(Z.nrows())])
+        num, den = (psi.transpose() * M["A"] * psi)[0, 0], (psi.transpose() * M["G"] * psi)[0, 0]
+        ok = k == 1 and den > 0 and (num > 0) == (v.sign > 0)
+    else:
+        ok = (v.ball > 0) == (v.sign > 0)
+    return DeclResult(ok, _level(s, v.exact is not None), V.boolean(v.sign > 0))
 
 
 @declaration_check("clusters.qk_positive_definite", TRIPLE)
@@ -168,30 +220,37 @@ def _qkpd(s: Subject) -> DeclResult:
     """[QᵀK symmetric, sym(QᵀK) ≻ 0, QᵀK ≻ 0]; LDLᵀ and the characteristic polynomial agree
     (checked inside :func:`qkverify.math.regimes.definiteness`)."""
     d = _pd(s)
-    return DeclResult(True, "exact", V.listv([V.boolean(d.symmetric), V.boolean(d.sym_pd), V.boolean(d.pd)]))
+    A = _mats(s)["A"]
+    symmetric = all(A[i, j] == A[j, i] for i in range(A.nrows()) for j in range(i))
+    ok = d.symmetric == symmetric and d.sym_pd == _sylvester_pd(A) and d.pd == (symmetric and _sylvester_pd(A))
+    return DeclResult(ok, "exact", V.listv([V.boolean(d.symmetric), V.boolean(d.sym_pd), V.boolean(d.pd)]))
 
 
 @declaration_check("clusters.paranormal", TRIPLE)
 def _paranormal(s: Subject) -> DeclResult:
     """V paranormal; when it is and λ is rational, F ⊕ G = R^d with V F ⊆ F, V G ⊆ G is checked exactly."""
     p = _para(s)
-    ok = True
-    if p.holds and p.F is not None:
-        X = _mats(s)["X"]
-        FG = fmpq_mat([list(a) + list(b) for a, b in zip(p.F.tolist(), p.G.tolist())]) if p.G.ncols() else p.F
-        ok = FG.rank() == X.nrows() and X * p.F == p.F * p.lam.exact and (
-            p.G.ncols() == 0 or fmpq_mat([list(a) + list(b) for a, b in zip(p.G.tolist(), (X * p.G).tolist())]).rank()
-            == p.G.ncols())
-    return DeclResult(ok, _level(s), V.boolean(p.holds))
+    return DeclResult(_para_consistent(s, p), _level(s), V.boolean(p.holds))
 
 
 @declaration_check("clusters.paranormal_eigenvalue", TRIPLE)
 def _paranormal_value(s: Subject) -> DeclResult:
+    """[λ, (dim F, dim G)]; checked: λ is a root of the characteristic polynomial (computed directly)
+    of multiplicity dim F, dim F + dim G = d, and for λ rational rank(V − λI) = dim G (FLINT rank)."""
     p = _para(s)
-    return DeclResult(True, _level(s), V.listv([real_value(p.lam), V.ints(p.dims)]))
+    X = _mats(s)["X"]
+    n = X.nrows()
+    ok = p.dims[0] + p.dims[1] == n and _charpoly_root(X, p.lam, p.dims[0])
+    if p.lam.exact is not None:
+        ok = ok and (X - identity(n) * p.lam.exact).rank() == p.dims[1]
+    return DeclResult(ok, _level(s), V.listv([real_value(p.lam), V.ints(p.dims)]))
 
 
 @declaration_check("clusters.good_triple_multiplicity", TRIPLE)
 def _gtm(s: Subject) -> DeclResult:
-    pd, para = _pd(s).pd, _para(s).holds  # both evaluated: the certificate carries both witnesses
-    return DeclResult(True, _level(s), V.boolean(pd and para))
+    """QᵀK ≻ 0 and V paranormal; checked: QᵀK ≻ 0 against Sylvester's criterion (with QᵀK
+    symmetric) and the paranormal decomposition as in ``clusters.paranormal``."""
+    d, p = _pd(s), _para(s)  # both evaluated: the certificate carries both witnesses
+    A = _mats(s)["A"]
+    ok = d.pd == (A == A.transpose() and _sylvester_pd(A)) and _para_consistent(s, p)
+    return DeclResult(ok, _level(s), V.boolean(d.pd and p.holds))

@@ -193,13 +193,23 @@ def _hS(s: Subject) -> bool:
 
 @declaration_check("ropeL", FORMS)
 def _ropeL(s: Subject) -> DeclResult:
-    """L_j(v)(u) = B_j(u, v): the matrix of L_j in the dual basis, checked entry by entry as
-    B_j(e_a, e_b) from the form."""
+    """L_j(v)(u) = B_j(u, v): the matrix of L_j in the dual basis (column b is L_j(e_b), entry a its
+    value at e_a), B_j(e_a, e_b) from the form.  Checked at u = (1, 2, …, n), v = (1, −1, 1, …)
+    (distinct, so a transposed L_j shows): L_j(v)(u) from the matrix against B_j(u, v) = Σ u_a B_ab v_b
+    summed with sympy from the input's entries as written."""
     Gs = _G(s)
     n = Gs[0].nrows()
     E = [fmpq_mat([[fmpq(int(i == a))] for i in range(n)]) for a in range(n)]
     Ls = [fmpq_mat([[(E[a].transpose() * G * E[b])[0, 0] for b in range(n)] for a in range(n)]) for G in Gs]
-    return DeclResult(all(L == G for L, G in zip(Ls, Gs)), value=V.listv([V.matrix(L) for L in Ls]))
+    u = fmpq_mat([[a + 1] for a in range(n)])
+    v = fmpq_mat([[(-1) ** b] for b in range(n)])
+    ok = True
+    for L, B in zip(Ls, s.inp["B"]):
+        Lv = L * v  # the functional L_j(v) in the dual basis
+        lhs = sum((u[a, 0] * Lv[a, 0] for a in range(n)), fmpq(0))
+        rhs = sum(sp.Rational(B[a][b]) * (a + 1) * (-1) ** b for a in range(n) for b in range(n))
+        ok = ok and sp.Rational(int(lhs.p), int(lhs.q)) == rhs
+    return DeclResult(ok, value=V.listv([V.matrix(L) for L in Ls]))
 
 
 @declaration_check("ropeL0Equiv", FORMS)

@@ -214,6 +214,34 @@ def limit_b(rho: fmpq) -> fmpq:
     return 2 * rho / (1 + rho * rho)
 
 
+def limit_b_monotone(lo: fmpq, hi: fmpq | None) -> int:
+    """+1 (strictly increasing), −1 (strictly decreasing) or 0 (neither, or not decided) for
+    b(ρ) = 2ρ/(1 + ρ²) on [lo, hi] (hi None: [lo, ∞)), decided exactly without sympy: with b = p/q,
+    b' = (p′q − pq′)/q²; q = 1 + ρ² has no real root (b is continuous), and when the numerator has
+    no real root inside (lo, hi) (FLINT's factorisation, isolated roots) its sign there is its sign at
+    one interior point.  A numerator root isolated across an end of the interval gives 0.
+
+    >>> limit_b_monotone(fmpq(0), fmpq(1)), limit_b_monotone(fmpq(1), None), limit_b_monotone(fmpq(0), None)
+    (1, -1, 0)
+    """
+    from flint import fmpq_poly, fmpz_poly
+
+    from ..exact.algebraic import real_roots
+
+    p, q = fmpq_poly([0, 2]), fmpq_poly([1, 0, 1])
+    num = p.derivative() * q - p * q.derivative()
+    if num.is_zero() or real_roots(fmpz_poly([int(c) for c in q.numer().coeffs()])):
+        return 0
+    for r, _ in real_roots(fmpz_poly([int(c) for c in num.numer().coeffs()])):
+        outside = r.hi <= lo or (hi is not None and r.lo >= hi)
+        inside = r.lo > lo and (hi is None or r.hi < hi)
+        if inside or not outside:
+            return 0
+    mid = (lo + hi) / 2 if hi is not None else lo + 1
+    v = num(mid)
+    return (v > 0) - (v < 0)
+
+
 def distance(s: LobeSample, rho: fmpq, bits: int = SAMPLE_BITS) -> arb:
     """‖π(S_n) − limitProfile(ρ)‖₂ for the sampled S_n (Theorem 5's quantity)."""
     with ctx.workprec(bits):
