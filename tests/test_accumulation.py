@@ -53,6 +53,17 @@ def test_limit_profile_and_edges_by_hand():
     assert kernel(run).status == "valid"
 
 
+def test_limit_profile_is_defined_for_negative_rho():
+    # limitProfile is a definition with no hypothesis on ρ (only limitProfile_mem_projP_Theta asks
+    # 0 ≤ ρ): at ρ = −1, (1/2)·(0, −2, 4, 0) = (0, −1, 2, 0), off the simplex, and that is no failure
+    # (a probe once called limitProfile "false with all hypotheses" here)
+    run = evaluate(T5, RhoInput(fmpq(-1)), only=("limitProfile",))
+    r = rec(run, "limitProfile")
+    assert r.conclusion == "holds"
+    assert r.result.value == {"list": [{"exact": "0"}, {"exact": "-1"}, {"exact": "2"}, {"exact": "0"}]}
+    assert kernel(run).status == "valid"
+
+
 def test_kernel_decides_b_monotone_by_root_counts():
     # b'(ρ) = 2(1 − ρ²)/(1 + ρ²)²: the numerator 2 − 2ρ² has its only positive root at 1
     assert [int(c) for c in KA.DNUM.coeffs()] == [2, 0, -2]

@@ -170,9 +170,15 @@ def _theta_point(rho: fmpq) -> list[fmpq]:
 
 @declaration_check("limitProfile", RHO)
 def _limitProfile(s: Subject) -> DeclResult:
-    """limitProfile ρ; checked: its coordinates add up to 1 (it lies in the simplex)."""
-    lp = Acc.limit_profile(s.inp.rho)
-    return DeclResult(sum(lp, fmpq(0)) == 1 and min(lp) >= 0, value=V.listv([V.exact(t) for t in lp]))
+    """limitProfile ρ, Lean's definition (1/(1 + ρ²)) • (0, 2ρ, (1 − ρ)₊², (ρ − 1)₊²) -- the scalar
+    applied to each coordinate -- against the coordinates of ``limitProfile_eq``
+    (:func:`qkverify.math.accumulation.limit_profile`), and their sum is 1.  The definition has no
+    hypothesis on ρ: for ρ < 0 the point is off the simplex (b < 0), which is not a failure."""
+    r = fmpq(s.inp.rho)
+    scale = 1 / (1 + r * r)
+    by_def = [scale * x for x in (fmpq(0), 2 * r, max(1 - r, fmpq(0)) ** 2, max(r - 1, fmpq(0)) ** 2)]
+    lp = Acc.limit_profile(r)
+    return DeclResult(by_def == lp and sum(lp, fmpq(0)) == 1, value=V.listv([V.exact(t) for t in lp]))
 
 
 @declaration_check("projP", RHO)
