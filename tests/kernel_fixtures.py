@@ -1,6 +1,6 @@
 """Certificates for the kernel tests: a format-2 *weights* certificate built by hand from a
-small safetensors file (no producer writes format 2 for weights yet), and the format-2
-certificates the producer writes for the audit suite."""
+tiny safetensors file (the shape of qkverify/heads/certificate.py's, on a 1 × 3 head small
+enough to check by hand), and the format-2 certificates the producer writes for the audit suite."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def write_weights(path: Path, wq=W_Q, wk=W_K) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def weights_certificate(directory: Path, name: str = "model.safetensors", file: str | None = None) -> dict:
+def weights_certificate(directory: Path, name: str = "model.safetensors") -> dict:
     """A valid format-2 certificate of Theorem 3 on the head of ``write_weights`` (written into
     ``directory``): the rank witness of M = Z (entries 0/1, scale exponent 0), and the cells
     witness of X = J·Z·Zᵀ = [[0, 1], [1, 0]] (eigenvalues ±1: cells [−1, 0] and [1, 2])."""
@@ -39,9 +39,10 @@ def weights_certificate(directory: Path, name: str = "model.safetensors", file: 
 
     sha = write_weights(directory / name)
     Z = fmpq_mat([[int(x) for x in W_K[0]], [int(x) for x in W_Q[0]]])
-    inp = {"kind": "weights", "file": file or name, "sha256": sha, "n": 1, "N": 3,
-           "tensors": [{"role": "W_Q", "name": "q.weight", "rows": [0, 1]},
-                       {"role": "W_K", "name": "k.weight", "rows": [0, 1]}]}
+    # the current shape (qkverify/heads/certificate.py): each tensor names its file and SHA-256
+    inp = {"kind": "weights", "n": 1, "N": 3,
+           "tensors": [{"role": "W_Q", "name": "q.weight", "file": name, "sha256": sha, "rows": [0, 1]},
+                       {"role": "W_K", "name": "k.weight", "file": name, "sha256": sha, "rows": [0, 1]}]}
     cells = {"kind": "cells", "of": "JZZt", "scale_exponent": 0, "grid_exponent": 0, "zero": 0,
              "cells": [[-1, 0, 1], [1, 0, 1]]}
     T, MT = "heads_have_balanced_attention", "Appendices.MainText."

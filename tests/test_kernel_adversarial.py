@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import jsonschema
 import pytest
 from flint import fmpq_mat
 
@@ -165,6 +166,23 @@ def test_tied_head_edited_to_balanced_is_invalid():
     assert out.status == "invalid" and "hnd" in out.reason
 
 
+def test_a_declaration_not_stated_for_the_input_is_invalid_not_raised():
+    """Definition ``head`` is the output of one *causal* head: on the same head made non-causal (or
+    with a second head) it cannot be evaluated.  The kernel once let that NotEvaluable escape from a
+    definition's value; it must say invalid (exit 1), naming the declaration."""
+    from qkverify.kernel.check import INTERNAL
+
+    p = K.ROOT / "certificates" / "head" / "qkv_positions_n2.json"
+    cert = json.loads(p.read_text())
+    assert check(cert).status == "valid"
+    heads = cert["input"]["heads"]
+    for m in (K.mutate(cert, ("input", "heads", 0, "causal"), False),
+              K.mutate(cert, ("input", "heads"), heads + heads)):
+        out = check(m)
+        assert (out.status, out.check) == ("invalid", "declarations[0] (head)") and out.check != INTERNAL, out
+        assert "cannot be evaluated on this input" in out.reason
+
+
 # ---- repeated witnesses and declarations ---------------------------------------------------
 
 
@@ -231,17 +249,51 @@ def _free_strings(node, where, out, root):
         _free_strings(v, f"{where}/{k}", out, root)
 
 
+#: strings that are data the kernel reads, not text: each a pattern-constrained name, with why it
+#: cannot carry an unchecked claim
+NAMES = {
+    "file_name": "a weights file: the kernel uses a candidate of that name only if its SHA-256 is the "
+                 "certificate's, so the name only locates bytes the SHA-256 fixes",
+    "tensor_name": "a tensor of that file: the kernel reads it by this name, so its values are what the "
+                   "certificate is checked against",
+}
+
+
+def _refs(node, target: str, where: str = ""):
+    """Paths in the schema that refer to ``#/$defs/<target>``."""
+    if isinstance(node, dict):
+        if node.get("$ref") == f"#/$defs/{target}":
+            yield where
+        for k, v in node.items():
+            yield from _refs(v, target, f"{where}/{k}")
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            yield from _refs(v, target, f"{where}/{i}")
+
+
 def test_the_schema_has_no_free_form_place_but_display():
     found: set[str] = set()
     s = schema()
     _free_strings(s, "", found, s)
-    assert found == {
-        "/properties/display", "/properties/tool",
-        # read by the kernel: the weights file is located by these (and checked by its SHA-256)
-        "/$defs/input_weights/properties/file",
-        "/$defs/input_weights/properties/tensors/items/properties/name",
-    }, sorted(found)
+    assert found == {"/properties/display", "/properties/tool"}, sorted(found)
     assert s["properties"]["display"]["description"].startswith("display-only")
+    # file and tensor names: one constrained definition each -- no directory, no spaces, no prose
+    for name in NAMES:
+        d = s["$defs"][name]
+        assert d["type"] == "string" and d["maxLength"] <= 256 and d["pattern"].startswith("^[A-Za-z0-9_]")
+        assert d["pattern"].endswith("]*$") and " " not in d["pattern"]
+    assert "/" not in s["$defs"]["file_name"]["pattern"]  # a name, not a path: the same on every machine
+    V = jsonschema.Draft202012Validator({"$ref": "#/$defs/file_name", "$defs": s["$defs"]})
+    for bad in ("", "../model.safetensors", "/etc/passwd", ".hidden", "dir/model.safetensors",
+                "this head is PSD", "x" * 256):
+        assert not V.is_valid(bad), bad
+    for good in ("model.safetensors", "model-00001-of-00002.safetensors", "SmolLM2-135M-Instruct.Q4_1.gguf"):
+        assert V.is_valid(good), good
+    # every file / tensor name of every input kind goes through them
+    assert sorted(_refs(s, "file_name")) == sorted(
+        f"/$defs/input_{k}/properties/file" for k in ("value_head", "rope_weights", "transformer")) + [
+        "/$defs/input_weights/properties/tensors/items/properties/file"]
+    assert len(list(_refs(s, "tensor_name"))) == 6
 
 
 def test_display_is_never_read_and_nothing_else_is_free(suite):
@@ -276,10 +328,10 @@ def test_weights_found_by_sha256_among_candidates(tmp_path):
     dirs = [x for x in default_weights_dirs() if (Path(x) / "model.safetensors").is_file()]
     if not dirs:
         pytest.skip("the default model is not installed")
-    installed = Path(dirs[0]) / "model.safetensors"
-    # the recorded path names the installed MiniLM (another SHA-256); the user's model of the same
-    # name sits next to the certificate: it must be the one used
-    cert = K.weights_certificate(tmp_path, file=str(installed))
+    # the recorded name is the installed MiniLM's (another SHA-256, a candidate in dirs); the
+    # user's model of the same name sits next to the certificate: it must be the one used
+    cert = K.weights_certificate(tmp_path)
+    assert {t["file"] for t in cert["input"]["tensors"]} == {"model.safetensors"}
     out = check(cert, tmp_path, dirs)
     assert out.status == "valid", out
     p = write(tmp_path, cert, "c.json")

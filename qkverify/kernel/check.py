@@ -20,6 +20,9 @@ from .table import PREDICATES, TABLE, NotEvaluable
 from .witnesses import poly
 
 FORMAT = "qkverify-certificate/2"
+#: the ``check`` of an outcome the kernel could not finish because of its own defect (reported
+#: invalid -- strict -- never raised; tests treat it as a failure of the kernel)
+INTERNAL = "kernel error"
 EXIT = {"valid": 0, "invalid": 1, "not checkable": 1, "undecided": 3, "unreadable": 2}
 
 
@@ -139,10 +142,9 @@ def _check(cert: dict, base_dir: Path | None, weights_dirs: list[str]) -> tuple[
                 concl = "holds"
             else:
                 require("value" not in d, where, "a theorem's record carries no value")
-                try:
-                    concl = "holds" if e.fn(q) else "fails"
-                except NotEvaluable as err:
-                    raise Invalid(where, f"cannot be evaluated on this input ({err})") from None
+                concl = "holds" if e.fn(q) else "fails"
+        except NotEvaluable as err:  # a hypothesis, value or conclusion not stated for this input
+            raise Invalid(where, f"cannot be evaluated on this input ({err})") from None
         except Undecided as err:
             if d["conclusion"] != "undecided":
                 raise Undecided(f"{where}: {err}") from None
@@ -187,6 +189,14 @@ def verify_document(cert: Any, path: str = "<certificate>", base_dir: Path | Non
         return Outcome(path, "invalid", "format", f"{type(err).__name__}: {str(err)[:200]}", st)
     except RecursionError:
         return Outcome(path, "invalid", "limits", "structure nested too deeply", st)
+    except MemoryError:
+        return Outcome(path, "undecided", "limits", "out of memory", st)
+    except OSError as err:  # the weights file could not be read: nothing shown wrong, nothing shown right
+        return Outcome(path, "undecided", "limits", f"reading a weights file: {err}", st)
+    except NotEvaluable as err:  # e.g. a standalone witness of a fact this input does not have
+        return Outcome(path, "invalid", "input", f"cannot be evaluated on this input ({err})", st)
+    except Exception as err:  # noqa: BLE001 -- a kernel defect: never a traceback, never valid
+        return Outcome(path, "invalid", INTERNAL, f"kernel error {type(err).__name__}: {str(err)[:200]}", st)
 
 
 def verify_file(path: str | Path, weights_dirs: list[str] | None = None) -> Outcome:
