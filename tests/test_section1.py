@@ -382,3 +382,19 @@ def test_minilm_near_identity_with_real_constants():
     lo, hi = run.subject.memo("eval", lambda: Evaluation(inp_)).sides(True)["V"]
     assert float(lo.lower()) <= Vf * (1 + 1e-9) and Vf * (1 - 1e-9) <= float(hi.upper())
     assert info["tokens"][0] == "[CLS]" and "embedding LayerNorm" in info["left_out"]
+
+
+def test_zero_temperature_is_refused_like_the_kernel_does(tmp_path):
+    # a probe mutated the suite's τ to 0: the producer evaluated it, the kernel refused it as input
+    import json as _json
+    import subprocess as _sp
+    import sys as _sys
+
+    doc = {"N": 1, "k": 2, "kind": "attention_function", "potential": {"log_sum_exp": "0"},
+           "scores": ["x0_0*x1_0", "x1_0*x1_0"],
+           "weights": {"softmax": {"scores": ["x0_0*x1_0", "x1_0*x1_0"], "tau": "1"}}}
+    p = tmp_path / "tau0.json"
+    p.write_text(_json.dumps(doc))
+    r = _sp.run([_sys.executable, "-m", "qkverify", "check", "IsAttentionFunction", "--input", str(p), "--no-cert"],
+                capture_output=True, text=True)
+    assert r.returncode == 2 and "temperature τ must be nonzero" in r.stderr and "Traceback" not in r.stderr

@@ -103,6 +103,16 @@ def make_input(doc: Any, where: str = "input", source: dict | None = None) -> Ki
         e = errs[0]
         at = "/".join(str(p) for p in e.absolute_path) or "(top level)"
         raise QKInputError(f"{where}: {d['kind']} input at {at}: {e.message[:160]}")
+    if d["kind"] == "attention_function":
+        # log-sum-exp τ·log Σ exp(σ_j/τ) and softmax(σ/τ) need τ ≠ 0 (the kernel refuses τ = 0 too)
+        from fractions import Fraction
+
+        pot, wts = d.get("potential", {}), d.get("weights", {})
+        taus = [("potential/log_sum_exp", pot.get("log_sum_exp")),
+                ("weights/softmax/tau", (wts.get("softmax") or {}).get("tau"))]
+        for at, t in taus:
+            if isinstance(t, str) and Fraction(t) == 0:
+                raise QKInputError(f"{where}: attention_function input at {at}: the temperature τ must be nonzero")
     return KindInput(d["kind"], d, source or {})
 
 
