@@ -20,11 +20,12 @@ install: $(STAMP)
 audit: $(STAMP)
 	$(BIN)/qkverify audit
 
+# the suite runs on every core (pytest-xdist; a test file stays on one worker)
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto --dist loadfile
 
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -q -m "not slow"
+	$(BIN)/python -m pytest -q -n auto --dist loadfile -m "not slow"
 
 bench: $(STAMP)
 	$(BIN)/python bench/bench_profile.py

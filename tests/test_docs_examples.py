@@ -161,3 +161,12 @@ def test_no_machine_paths_in_the_repository():
         if re.search(r"(?<![\w.])/work/", text) and f != "tests/test_docs_examples.py":
             bad.append(f)
     assert bad == [], bad
+
+
+def test_tracked_file_names_are_portable():
+    # probe certificates were once named after Greek Lean binders (…__hρ.json); names are ASCII now
+    tracked = subprocess.run(["git", "ls-files", "-z"], capture_output=True, cwd=ROOT).stdout.split(b"\0")
+    if not any(tracked):
+        pytest.skip("not a git checkout")
+    bad = [f.decode("utf-8", "replace") for f in tracked if f and (not f.isascii() or b"'" in f or b" " in f)]
+    assert bad == [], bad[:5]

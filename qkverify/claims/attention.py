@@ -334,10 +334,18 @@ class Evaluation:
                 y = np.ones(fv.shape[1])
                 for _ in range(60):
                     y = fv.T @ (fo.T @ (fo @ (fv @ y)))
-                    y /= np.linalg.norm(y)
-                ye = TS.exact(y).transpose()
-                Vy = WO * (WV * ye)
-                lo = (arb(sum(Vy[r, 0] ** 2 for r in range(Vy.nrows()))) / arb(sum(ye[r, 0] ** 2 for r in range(ye.nrows())))).sqrt()
+                    ny = np.linalg.norm(y)
+                    if not np.isfinite(ny) or ny == 0:  # V y = 0 (e.g. W_V = 0): 0 is the lower bound
+                        y = None
+                        break
+                    y /= ny
+                if y is None:
+                    lo = arb(0)
+                else:
+                    ye = TS.exact(y).transpose()
+                    Vy = WO * (WV * ye)
+                    lo = (arb(sum(Vy[r, 0] ** 2 for r in range(Vy.nrows())))
+                          / arb(sum(ye[r, 0] ** 2 for r in range(ye.nrows())))).sqrt()
                 P = arb_mat((WO.transpose() * WO) * (WV * WV.transpose()))
                 logk = arb(0)
                 for _ in range(8):

@@ -489,6 +489,27 @@ def counterexample_record(sel: Selection, o: SearchOutcome, mode: str) -> dict:
     }
 
 
+def ascii_stem(stem: str) -> str:
+    """A file-name stem in ASCII: Lean's Greek binders spelled out (``hρ`` → ``hrho``, ``hσK`` →
+    ``hsigmaK``) and a prime as ``_prime`` (``hX'`` → ``hX_prime``), so that certificate files
+    have portable names.
+
+    >>> ascii_stem("accumulation_estimates__hρ"), ascii_stem("accumulation__hX'law")
+    ('accumulation_estimates__hrho', 'accumulation__hX_primelaw')
+    """
+    import unicodedata
+
+    out = []
+    for ch in stem:
+        if ch.isascii():
+            out.append("_prime" if ch == "'" else ch)
+        else:
+            name = unicodedata.name(ch, "")
+            word = name.split()[-1].lower() if name.startswith("GREEK") else f"u{ord(ch):04x}"
+            out.append(word if "SMALL" in name or not name.startswith("GREEK") else word.capitalize())
+    return "".join(out)
+
+
 def write_counterexample(sel: Selection, o: SearchOutcome, directory: str | Path, mode: str = "search",
                          stem: str | None = None, force: bool = True,
                          record: bool = True) -> tuple[Path, Path | None]:
@@ -501,7 +522,7 @@ def write_counterexample(sel: Selection, o: SearchOutcome, directory: str | Path
 
     d = Path(directory)
     doc = input_document(o.input)
-    stem = stem or f"{sel.id}__{certificates.input_digest(input_json(o.input))}"
+    stem = ascii_stem(stem or f"{sel.id}__{certificates.input_digest(input_json(o.input))}")
     cpath = d / f"{stem}.json"
     certificates.write(o.evaluation.certificate(), cpath, force=force)
     ipath = None
