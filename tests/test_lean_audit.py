@@ -193,6 +193,11 @@ def test_real_counts_today(entries, skeleton):
     assert rep["sources"]["registered_checks"] == 185   # 177 Lean declarations + 8 clustering-regimes check units
     # the clustering-regimes check units are counted apart from the 177 Lean declarations
     assert rep["check_unit_counts"] == {"check_units": 14, "checked": 0, "computed": 8, "mapped_only": 6}
+    # the shipped probes sample Lemma 6 / Theorem 5 at ρ = 1 (Pareto, n ≤ 1024) where the fitted slope
+    # is not negative: empirical evidence against, listed apart, never a failure of a Lean theorem
+    against = rep["findings"]["sampled_against"]
+    assert all("empirical" in x for x in against)
+    assert {x.split(":")[0] for x in against} <= {"Appendices.MainText.accumulation", "Appendices.proportional_lobes"}
 
 
 def _certs():

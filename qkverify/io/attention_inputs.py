@@ -88,6 +88,15 @@ class KindInput:
         return self.doc.get(key, default)
 
 
+def _is_zero(t: str) -> bool:
+    from fractions import Fraction
+
+    try:
+        return Fraction(t) == 0
+    except (ValueError, ZeroDivisionError):
+        return False  # not a number: the schema names it
+
+
 def make_input(doc: Any, where: str = "input", source: dict | None = None) -> KindInput:
     """Normalise and validate a §1 input document (``{"kind": …, …}``); QKInputError naming
     the first problem."""
@@ -96,6 +105,15 @@ def make_input(doc: Any, where: str = "input", source: dict | None = None) -> Ki
     if not isinstance(doc, dict) or doc.get("kind") not in KINDS:
         raise QKInputError(f"{where}: a §1 input is an object with kind one of {', '.join(KINDS)}")
     d = _norm(doc, where=where)
+    if d["kind"] == "attention_function":
+        # log-sum-exp τ·log Σ exp(σ_j/τ) and softmax(σ/τ) need τ ≠ 0 (the schema and kernel refuse τ = 0 too)
+        pot, wts = d.get("potential"), d.get("weights")
+        sm = wts.get("softmax") if isinstance(wts, dict) else None
+        taus = [("potential/log_sum_exp", pot.get("log_sum_exp") if isinstance(pot, dict) else None),
+                ("weights/softmax/tau", sm.get("tau") if isinstance(sm, dict) else None)]
+        for at, t in taus:
+            if isinstance(t, str) and _is_zero(t):
+                raise QKInputError(f"{where}: attention_function input at {at}: the temperature τ must be nonzero")
     sch = dict(_schema())
     sch = {"$ref": f"#/$defs/input_{d['kind']}", "$defs": sch["$defs"]}
     errs = sorted(jsonschema.Draft202012Validator(sch).iter_errors(d), key=lambda e: [str(p) for p in e.absolute_path])
@@ -103,16 +121,6 @@ def make_input(doc: Any, where: str = "input", source: dict | None = None) -> Ki
         e = errs[0]
         at = "/".join(str(p) for p in e.absolute_path) or "(top level)"
         raise QKInputError(f"{where}: {d['kind']} input at {at}: {e.message[:160]}")
-    if d["kind"] == "attention_function":
-        # log-sum-exp τ·log Σ exp(σ_j/τ) and softmax(σ/τ) need τ ≠ 0 (the kernel refuses τ = 0 too)
-        from fractions import Fraction
-
-        pot, wts = d.get("potential", {}), d.get("weights", {})
-        taus = [("potential/log_sum_exp", pot.get("log_sum_exp")),
-                ("weights/softmax/tau", (wts.get("softmax") or {}).get("tau"))]
-        for at, t in taus:
-            if isinstance(t, str) and Fraction(t) == 0:
-                raise QKInputError(f"{where}: attention_function input at {at}: the temperature τ must be nonzero")
     return KindInput(d["kind"], d, source or {})
 
 

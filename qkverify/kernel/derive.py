@@ -62,6 +62,9 @@ class Ctx:
         self.cert, self.base_dir, self.weights_dirs = cert, base_dir, weights_dirs
         self.inp = cert["input"]
         self.kind = self.inp["kind"]
+        mc = self.inp.get("monte_carlo")
+        if isinstance(mc, dict) and "delta" in mc:  # a law's sampling parameters, checked even when unused
+            require(0 < rat(mc["delta"]) < 1, "input", "monte_carlo.delta must lie in (0, 1)")
         self.certified = False  # set when a decision rested on an enclosure
         self.empirical = False  # set when a conclusion rests on a sample (Monte Carlo, Lemma 6, Theorem 5)
         self.witnesses: dict[tuple, dict] = {}

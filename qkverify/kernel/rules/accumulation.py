@@ -87,8 +87,30 @@ def limit_profile(rho: fmpq) -> list[fmpq]:
 
 
 _b = lambda rho: 2 * rho / (1 + rho * rho)  # noqa: E731
-_theta = lambda q: [rat(v) for v in q.witness("theta_point", "limitProfile")["point"]]  # noqa: E731
 _proj = lambda t: [fmpq(0), t[0] + t[1], t[2], t[3]]  # noqa: E731
+
+
+def _theta(q: Ctx) -> list:
+    """The theta_point witness: the Lean proof's preimage θ = (ρ, ρ, (1 − ρ)₊², (ρ − 1)₊²)/(1 + ρ²)."""
+    t = [rat(v) for v in q.witness("theta_point", "limitProfile")["point"]]
+    rho = _rho(q)
+    d = 1 + rho * rho
+    require(len(t) == 4 and t == [rho / d, rho / d, _pos(1 - rho) ** 2 / d, _pos(rho - 1) ** 2 / d],
+            "theta_point witness", "not the preimage (ρ, ρ, (1 − ρ)₊², (ρ − 1)₊²)/(1 + ρ²) of the Lean proof")
+    return t
+
+
+def _mem_projP_theta(q: Ctx) -> bool:
+    """limitProfile ρ ∈ projP '' Θ.  projP '' Θ = {(0, B, c, d) : B, c, d ≥ 0, cd = 0, B + c + d = 1}
+    (θ = (B/2, B/2, c, d) is a preimage), decided on the point itself; when it holds the witness θ
+    must be in Θ (a = b, cd = 0, on Δ₃) and map to it."""
+    p = limit_profile(_rho(q))
+    t = _theta(q)
+    member = p[0] == 0 and min(p) >= 0 and sum(p) == 1 and p[2] * p[3] == 0
+    if member:
+        require(min(t) >= 0 and sum(t) == 1 and t[0] == t[1] and t[2] * t[3] == 0 and _proj(t) == p,
+                "theta_point witness", "θ is not in Θ or projP θ ≠ limitProfile ρ")
+    return member
 
 
 NUM, DEN = fmpq_poly([0, 2]), fmpq_poly([1, 0, 1])
@@ -120,9 +142,7 @@ for _n, _k, _b_, _f in (
         ("profile_of_spectrum", VEC, (("hk", "two_n_le_k"), ("hS", "S_symmetric"), ("hx", "x_pos"), ("hy", "y_pos"),
                                       ("hroots", "spectrum_eq")), _profile_of_spectrum),
         ("accumulation_estimates", VEC, (("hρ", "rho_nonneg"), ("ha", "a_ne_zero"), ("ha0", "a_nonneg")), _estimates),
-        ("limitProfile_mem_projP_Theta", RHO, (("hρ", "rho_nonneg"),), lambda q: (  # θ ∈ Θ = {a = b, cd = 0} ∩ Δ₃
-            lambda t: min(t) >= 0 and sum(t) == 1 and t[0] == t[1] and t[2] * t[3] == 0
-            and _proj(t) == limit_profile(_rho(q)))(_theta(q))),
+        ("limitProfile_mem_projP_Theta", RHO, (("hρ", "rho_nonneg"),), _mem_projP_theta),
         ("limitProfile_edge_d", RHO, (("h0", "rho_pos"), ("h1", "rho_le_one")),
          lambda q: limit_profile(_rho(q)) == [0, _b(_rho(q)), 1 - _b(_rho(q)), 0]),
         ("limitProfile_edge_c", RHO, (("h1", "rho_ge_one"),),
