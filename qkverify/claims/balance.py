@@ -29,7 +29,7 @@ from ..exact.inertia import inertia_charpoly, inertia_ldlt
 from ..exact.matrix import frob_sq, identity, is_symmetric, rank, sym_part, vstack
 from ..math.profile import spectral_data
 from . import values as V
-from .common import inertia_both, lean_div, rank_witness, spectrum_witness
+from .common import inertia_both, lean_div, rank_witness, spectrum_witness, witnessed_rank
 from .registry import DeclResult, Subject, declaration_check, predicate
 
 MAT = ("matrix",)
@@ -217,12 +217,7 @@ def _pairing_bound(s: Subject) -> DeclResult:
 
 
 def _rank_L(s: Subject) -> int:
-    def build():
-        w = rank_witness(s.inp.L, "L")
-        s.witness(w)
-        return w["rank"]
-
-    return s.memo("rank_L", build)
+    return witnessed_rank(s, s.inp.L, "L")
 
 
 @predicate("rank_le_n")
@@ -232,12 +227,7 @@ def _rank_le_n(s: Subject) -> bool:
 
 
 def _dim_V(s: Subject) -> int:
-    def build():
-        w = rank_witness(s.inp.V, "V")
-        s.witness(w)
-        return w["rank"]
-
-    return s.memo("dim_V", build)
+    return witnessed_rank(s, s.inp.V, "V")
 
 
 @predicate("symPart_posdef_on")

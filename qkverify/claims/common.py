@@ -97,6 +97,17 @@ def rank_witness(A: fmpq_mat, of: str) -> dict:
     return w
 
 
+def witnessed_rank(s, A: fmpq_mat, of: str) -> int:
+    """rank A, exactly, with its ``rank`` witness of ``of`` recorded on the subject ``s`` once
+    (memoised per ``of``: every declaration of a certificate shares one witness)."""
+    def build():
+        w = rank_witness(A, of)
+        s.witness(w)
+        return w["rank"]
+
+    return s.memo(("rank", of), build)
+
+
 @predicate("is_symmetric")
 def _is_symmetric(s) -> bool:
     """The matrix a definition is applied to is symmetric (Lean binders ``hS``, ``hA``):

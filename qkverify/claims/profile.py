@@ -18,7 +18,7 @@ from ..exact.matrix import (frob_sq, identity, is_antisymmetric, is_symmetric, r
                             to_str_rows, trace)
 from ..math.profile import Profile, compute_profile, spectral_data
 from . import values as V
-from .common import lean_div, rank_witness, spectrum_witness
+from .common import lean_div, spectrum_witness, witnessed_rank
 from .registry import DeclResult, NotApplicable, Subject, declaration_check, predicate
 
 
@@ -581,12 +581,7 @@ def _sgn(x: fmpq) -> int:
 
 def _rank(s: Subject) -> int:
     """rank L with its witness (used by hL and by the kernel's rank-≤1 route)."""
-    def build():
-        w = rank_witness(s.inp.L, "L")
-        s.witness(w)
-        return w["rank"]
-
-    return s.memo("rank_L", build)
+    return witnessed_rank(s, s.inp.L, "L")
 
 
 def _profile_equals(s: Subject, L: fmpq_mat, target: list[fmpq], spectrum: bool) -> tuple[bool | None, str]:
