@@ -109,6 +109,25 @@ def _npz_member(path: Path, name: str) -> tuple[str, list[int], bytes]:
     return dt, list(hdr["shape"]), data[start:]
 
 
+def _st_info(path: Path, name: str, vector_ok: bool = False) -> tuple[str, int, int, int, int]:
+    """(dtype, R, C, bytes per entry, byte offset of the data) of a 2-D tensor of a safetensors file
+    (a 1-D one as one row when ``vector_ok``), its header checked against its byte range."""
+    hdr, start = _header(path)
+    info = hdr.get(name)
+    require(isinstance(info, dict), "weights", f"no tensor {name!r} in {path.name}")
+    dt, shape, (s, e) = info.get("dtype"), info.get("shape"), info.get("data_offsets", (0, 0))
+    if dt not in FLOATS:
+        raise Undecided(f"tensor {name} has dtype {dt}; the kernel reads F64/F32/F16/BF16")
+    if vector_ok:
+        require(isinstance(shape, list) and len(shape) in (1, 2), "weights", f"{name} is not a vector or matrix")
+    else:
+        require(isinstance(shape, list) and len(shape) == 2, "weights", f"{name} is not a matrix")
+    R, C = (shape if len(shape) == 2 else [1, shape[0]])
+    sz = FLOATS[dt][0]
+    require(e - s == R * C * sz, "weights", f"{name}: data_offsets disagree with the shape")
+    return dt, R, C, sz, start + s
+
+
 def _tensor(path: Path, t: dict, n: int, N: int) -> list[tuple[int, int]]:
     """The exact W_Q or W_K (n × N, row-major) that tensor reference ``t`` names."""
     fmt = t.get("format", "safetensors")
@@ -125,25 +144,17 @@ def _tensor(path: Path, t: dict, n: int, N: int) -> list[tuple[int, int]]:
         return [vals[r * n + c] for c in range(n) for r in range(N)]
     if fmt != "safetensors":
         raise Undecided(f"tensor {t['name']} is in a {fmt} file: the kernel reads safetensors and .npz tensors")
-    hdr, start = _header(path)
-    info = hdr.get(t["name"])
-    require(isinstance(info, dict), "weights", f"no tensor {t['name']!r} in {path.name}")
-    dt, shape, (s, e) = info.get("dtype"), info.get("shape"), info.get("data_offsets", (0, 0))
-    if dt not in FLOATS:
-        raise Undecided(f"tensor {t['name']} has dtype {dt}; the kernel reads F64/F32/F16/BF16")
-    require(isinstance(shape, list) and len(shape) == 2, "weights", f"{t['name']} is not a matrix")
-    R, C = shape
-    sz = FLOATS[dt][0]
-    require(e - s == R * C * sz, "weights", f"{t['name']}: data_offsets disagree with the shape")
+    dt, R, C, sz, off = _st_info(path, t["name"])
+    shape = [R, C]
     with open(path, "rb") as fh:
         if "rows" in t:
             a, b = t["rows"]
             require(0 <= a and b == a + n <= R and C == N, "input", f"rows {a}:{b} of {t['name']} {shape}")
-            fh.seek(start + s + a * C * sz)
+            fh.seek(off + a * C * sz)
             return _dyadic(fh.read(n * C * sz), dt)
         a, b = t["cols"]
         require(0 <= a and b == a + n <= C and R == N, "input", f"cols {a}:{b} of {t['name']} {shape}")
-        fh.seek(start + s)
+        fh.seek(off)
         allv = _dyadic(fh.read(R * C * sz), dt)
         return [allv[r * C + c] for c in range(a, b) for r in range(R)]
 
@@ -178,25 +189,17 @@ def to_Z(vals: list[tuple[int, int]], R: int, C: int) -> tuple[fmpz_mat, int]:
 def tensor(path: Path, name: str, rows: list[int] | None = None) -> tuple[fmpz_mat, int]:
     """(Z, e): the chosen rows (all when None) of a 2-D tensor, or a 1-D tensor as one row,
     of a safetensors file (F64/F32/F16/BF16), exactly Z·2^e."""
-    hdr, start = _header(path)
-    info = hdr.get(name)
-    require(isinstance(info, dict), "weights", f"no tensor {name!r} in {path.name}")
-    dt, shape, (s, e) = info.get("dtype"), info.get("shape"), info.get("data_offsets", (0, 0))
-    if dt not in FLOATS:
-        raise Undecided(f"tensor {name} has dtype {dt}; the kernel reads F64/F32/F16/BF16")
-    require(isinstance(shape, list) and len(shape) in (1, 2), "weights", f"{name} is not a vector or matrix")
-    R, C = (shape if len(shape) == 2 else [1, shape[0]])
-    sz = FLOATS[dt][0]
-    require(e - s == R * C * sz, "weights", f"{name}: data_offsets disagree with the shape")
+    dt, R, C, sz, off = _st_info(path, name, vector_ok=True)
+    shape = [R, C]
     rows = list(range(R)) if rows is None else rows
     require(all(0 <= r < R for r in rows) and len(rows) * C <= MAX_HEAD_ENTRIES * 4, "input", f"rows of {name} {shape}")
     vals: list[tuple[int, int]] = []
     with open(path, "rb") as fh:
         if rows == list(range(R)):
-            fh.seek(start + s)
+            fh.seek(off)
             vals = _dyadic(fh.read(R * C * sz), dt)
         for r in [] if vals else rows:
-            fh.seek(start + s + r * C * sz)
+            fh.seek(off + r * C * sz)
             vals.extend(_dyadic(fh.read(C * sz), dt))
     return to_Z(vals, len(rows), C)
 
@@ -212,28 +215,20 @@ def read_slice(path: Path, t: dict) -> fmpq_mat:
             except ImportError:
                 raise Undecided("a GGUF tensor: the kernel's GGUF reader (kernel/gguf.py) is not installed") from None
             return gguf.read_slice(path, t)
-    hdr, start = _header(path)
-    info = hdr.get(t["name"])
-    require(isinstance(info, dict), "weights", f"no tensor {t['name']!r} in {path.name}")
-    dt, shape, (s, e) = info.get("dtype"), info.get("shape"), info.get("data_offsets", (0, 0))
-    if dt not in FLOATS:
-        raise Undecided(f"tensor {t['name']} has dtype {dt}; the kernel reads F64/F32/F16/BF16")
-    require(isinstance(shape, list) and len(shape) == 2, "weights", f"{t['name']} is not a matrix")
-    R, C = shape
-    sz = FLOATS[dt][0]
-    require(e - s == R * C * sz, "weights", f"{t['name']}: data_offsets disagree with the shape")
+    dt, R, C, sz, off = _st_info(path, t["name"])
+    shape = [R, C]
     a, b = t["rows"] if "rows" in t else t["cols"]
     require(0 <= a < b <= (R if "rows" in t else C), "input", f"slice {a}:{b} of {t['name']} {shape}")
     require((b - a) * (C if "rows" in t else R) <= MAX_HEAD_ENTRIES, "limits", "slice too large")
     rows = []
     with open(path, "rb") as fh:
         if "rows" in t:
-            fh.seek(start + s + a * C * sz)
+            fh.seek(off + a * C * sz)
             vals = _dyadic(fh.read((b - a) * C * sz), dt)
             rows = [vals[i * C:(i + 1) * C] for i in range(b - a)]
         else:
             for r in range(R):
-                fh.seek(start + s + (r * C + a) * sz)
+                fh.seek(off + (r * C + a) * sz)
                 rows.append(_dyadic(fh.read((b - a) * sz), dt))
     X = fmpq_mat([[fmpq(m << x) if x >= 0 else fmpq(m, 1 << -x) for m, x in row] for row in rows])
     return X.transpose() if t.get("transpose") else X
