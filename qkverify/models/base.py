@@ -39,8 +39,27 @@ import numpy as np
 from ..errors import QKInputError
 
 
+class HeadShape:
+    """n, N and the short name of a head record with ``W_Q`` (n × N), ``layer`` and ``head``."""
+
+    @property
+    def n(self) -> int:
+        """Head dimension d_head (rows of W_Q)."""
+        return int(self.W_Q.shape[0])
+
+    @property
+    def N(self) -> int:
+        """Model dimension d_model (columns of W_Q)."""
+        return int(self.W_Q.shape[1])
+
+    @property
+    def key(self) -> str:
+        """Stable short name ``L{layer}H{head}`` (zero-padded)."""
+        return f"L{self.layer:02d}H{self.head:02d}"
+
+
 @dataclass
-class HeadRecord:
+class HeadRecord(HeadShape):
     """One attention head with exact weights (picklable: plain data only).
 
     model    -- model name used in tables and file names
@@ -131,20 +150,6 @@ class HeadRecord:
             out["bias_lin_query_norm"] = js["lin_query"]["norm"]
         return out
 
-    @property
-    def n(self) -> int:
-        """Head dimension d_head (rows of W_Q)."""
-        return int(self.W_Q.shape[0])
-
-    @property
-    def N(self) -> int:
-        """Model dimension d_model (columns of W_Q)."""
-        return int(self.W_Q.shape[1])
-
-    @property
-    def key(self) -> str:
-        """Stable short name ``L{layer}H{head}`` (zero-padded)."""
-        return f"L{self.layer:02d}H{self.head:02d}"
 
 
 @dataclass

@@ -37,7 +37,7 @@ import numpy as np
 from ..errors import QKInputError
 from ..io.hashing import sha256_of
 from . import resolve_model
-from .base import kv_head_of, parse_layers
+from .base import HeadShape, kv_head_of, parse_layers
 
 __all__ = ["ValueHead", "ValueModel", "open_value_model", "exact_gguf_matrix", "parse_layers"]
 
@@ -58,7 +58,7 @@ _FUSED_O = {
 
 
 @dataclass
-class ValueHead:
+class ValueHead(HeadShape):
     """One head's exact W_Q, W_K, W_V (n × N) and W_O (N × n) as float arrays (their
     entries are the checkpoint's exact values), and the reference the kernel re-reads
     them from (None when it cannot: ``note`` says why)."""
@@ -73,18 +73,6 @@ class ValueHead:
     W_O: np.ndarray
     ref: dict | None
     note: str = ""
-
-    @property
-    def n(self) -> int:
-        return int(self.W_Q.shape[0])
-
-    @property
-    def N(self) -> int:
-        return int(self.W_Q.shape[1])
-
-    @property
-    def key(self) -> str:
-        return f"L{self.layer:02d}H{self.head:02d}"
 
 
 @dataclass
