@@ -65,6 +65,9 @@ class RunConfig:
     cut: float = 1e-9
     budget: Budget = field(default_factory=Budget)
     biaffine_vectors: bool = False
+    #: run the authors' float64 pipeline beside every head (display columns float64_*); off by
+    #: default: it costs as much as the authors' whole survey again
+    compare_float: bool = False
 
     def head_options(self, first: bool) -> HeadOptions:
         """HeadOptions for one head (first = the first head of the model)."""
@@ -72,7 +75,7 @@ class RunConfig:
             digits=self.digits,
             charpoly=self.exact_signature == "all" or (self.exact_signature == "first" and first),
             direct=self.direct == "all" or (self.direct == "first" and first),
-            compare_float=True, full_witness=self.full_witness, cut=self.cut, budget=self.budget)
+            compare_float=self.compare_float, full_witness=self.full_witness, cut=self.cut, budget=self.budget)
 
     def fingerprint(self, first: bool) -> str:
         """The options that shape a head's certificate, as one deterministic string."""
@@ -153,7 +156,8 @@ def reusable_result(path: Path, rec, cfg: RunConfig, first: bool) -> dict | None
     if not same:
         return None
     row = {k: v for k, v in values.items() if k != OPTIONS_KEY}
-    float_columns(rec, row, cfg.cut)
+    if cfg.compare_float:
+        float_columns(rec, row, cfg.cut)
     row.update(rec.table_fields(cfg.biaffine_vectors))
     row["_options"] = values[OPTIONS_KEY]
     return {"row": row, "spectrum": None, "witnesses": cert["witnesses"], "values": dict(values),
