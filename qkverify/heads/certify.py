@@ -240,13 +240,14 @@ def _row_stage(rec: HeadRecord, hs: HeadSpectrum, rank: int, method: str, direct
         hi = sum((hs.enclosures[k][1] for k in "bcd"), fmpq(0))
         if not lo <= hs.symmetric_energy <= hi:
             raise ArithmeticError(f"{rec.key}: b + c + d does not enclose 1 − a")
-    cb = hs.cell_bounds()
+    cb, cu = hs.int_bounds()                     # integer cell bounds in the unit cu (ν units)
     unit = fmpq(1, 2) * (fmpq(2) ** (2 * hs.scale_exponent) if hs.scale_exponent >= 0
-                         else fmpq(1, 2 ** (-2 * hs.scale_exponent)))
-    row["lambda_max"] = _float((cb[0][0] + cb[0][1]) / 2 * unit) if cb else 0.0
-    row["lambda_min"] = _float((cb[-1][0] + cb[-1][1]) / 2 * unit) if cb else 0.0
+                         else fmpq(1, 2 ** (-2 * hs.scale_exponent))) * cu
+    row["lambda_max"] = _float(fmpq(cb[0][0] + cb[0][1], 2) * unit) if cb else 0.0
+    row["lambda_min"] = _float(fmpq(cb[-1][0] + cb[-1][1], 2) * unit) if cb else 0.0
     row["route"] = "cells"
-    rel = [(hi - lo) / max(abs(lo), abs(hi)) for lo, hi in cb if max(abs(lo), abs(hi)) != 0]
+    # (hi − lo)/max(|lo|, |hi|) is largest for the cell nearest 0: its width over its far end
+    rel = [fmpq(hi - lo, max(abs(lo), abs(hi))) for lo, hi in cb if max(abs(lo), abs(hi)) != 0]
     row["enclosure_rel_width_max"] = _sig6(_float(max(rel))) if rel else 0.0
     return row
 

@@ -75,7 +75,8 @@ class RunConfig:
             digits=self.digits,
             charpoly=self.exact_signature == "all" or (self.exact_signature == "first" and first),
             direct=self.direct == "all" or (self.direct == "first" and first),
-            compare_float=self.compare_float, full_witness=self.full_witness, cut=self.cut, budget=self.budget)
+            compare_float=self.compare_float, full_witness=self.full_witness, cut=self.cut, budget=self.budget,
+            witnesses=False)           # the format-1 witnesses: no certificate reads them
 
     def fingerprint(self, first: bool) -> str:
         """The options that shape a head's certificate, as one deterministic string."""

@@ -80,9 +80,24 @@ class _Basis:
         if not np.all(np.isfinite(mx)) or np.any(mx == 0):
             raise EnclosureFailed("float eigenvectors are not finite / a column is zero")
         self.f = np.frexp(mx)[1].astype(np.int64) - (w * ndig - 2)
-        Yi = np.rint(np.ldexp(Yf, -self.f[None, :])).astype(np.int64)      # |Yi| ≤ 2^(w·ndig − 2)
-        self.digits, self.lo = _carry(_digits_of_int64(Yi, w), w)
-        self._float()
+        Yr = np.rint(np.ldexp(Yf, -self.f[None, :]))                      # integers, |Yr| ≤ 2^(w·ndig − 2) ≤ 2^53
+        self._Yi = Yr.astype(np.int64)
+        self._digits = None
+        self._lo = 0
+        self.Ym = np.ldexp(Yr, self.f[None, :])                            # exact: scaling by powers of two
+        self.Yr = None
+
+    @property
+    def digits(self) -> list:
+        """The balanced digits (computed on first use: the float pass needs only ``Ym``)."""
+        if self._digits is None:
+            self._digits, self._lo = _carry(_digits_of_int64(self._Yi, self.w), self.w)
+        return self._digits
+
+    @property
+    def lo(self) -> int:
+        self.digits
+        return self._lo
 
     def _float(self) -> None:
         tot = np.zeros_like(self.digits[0])
@@ -112,7 +127,7 @@ class _Basis:
         for d, D in enumerate(self.digits):
             q = d + self.lo
             acc[q] = acc[q] + D.astype(np.int64) if q in acc else D.astype(np.int64)
-        self.digits, self.lo = _carry(acc, w)
+        self._digits, self._lo = _carry(acc, w)
         self._float()
 
 
