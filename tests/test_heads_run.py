@@ -160,3 +160,18 @@ def test_no_resume_recomputes_and_compares(tmp_path, capsys):
     capsys.readouterr()
     assert main(["heads", str(p), "--out", str(a), "--no-resume", "--no-plot"]) == 0
     assert "resumed" not in capsys.readouterr().err and _files(a) == ref
+
+
+def test_weights_spanning_hundreds_of_binary_orders_are_certified():
+    """Issue 18 regression: float64 heads whose entries span ~560 binary orders
+    made an enclosure with an infinite radius reach the exact-tie step (a
+    crash); such an enclosure is now a failed route and the exact ladder
+    decides the cells."""
+    for seed in (4, 6, 20, 25, 32, 38):
+        rng = np.random.default_rng([18, seed])
+        for n, N in ((2, 6), (3, 8), (4, 16)):
+            q = rng.standard_normal((n, N)) * 2.0 ** rng.integers(-280, 280, (n, N))
+            k = rng.standard_normal((n, N)) * 2.0 ** rng.integers(-280, 280, (n, N))
+            r = certify_head(_rec(q, k))
+            assert r["row"]["n_pos"] + r["row"]["n_neg"] == 2 * n, (seed, n)
+            assert r["verdict"] in ("holds", "fails")

@@ -662,8 +662,12 @@ def _rel_width(iv: tuple, floor: fmpq) -> float:
 def _from_enclosure(enc, m: int) -> list:
     """ν intervals (exact rationals) from an Enclosure of ½J·Z Zᵀ (ν = 2·value)."""
     if enc.lo is not None:
+        if not (np.all(np.isfinite(enc.lo)) and np.all(np.isfinite(enc.hi))):
+            raise EnclosureFailed("float enclosure is not finite")
         lo = np.ldexp(enc.lo, enc.scale + 1)
         hi = np.ldexp(enc.hi, enc.scale + 1)
+        if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))):
+            raise EnclosureFailed("enclosure beyond the float64 range")
         out = []
         for x, y in zip(lo.tolist(), hi.tolist()):
             fx, fy = Fraction(x), Fraction(y)
@@ -671,6 +675,9 @@ def _from_enclosure(enc, m: int) -> list:
         return out
     out = []
     for v in enc.values:
+        if not v.is_finite():
+            # an enclosure with an infinite radius (weights spanning hundreds of binary orders)
+            raise EnclosureFailed("enclosure is not finite")
         lo, hi = arb_to_interval(v)
         out.append((2 * lo, 2 * hi))
     return out
@@ -966,7 +973,9 @@ def _exact_ties(order: list, counter: ExactCounter, n_pos: int, zero: int, notes
     for j, o in enumerate(order):
         if o != "?":
             continue
-        c = pos[j].cmp(neg[j])
+        # α_j, β_j are 0 past the positive / negative eigenvalues (the blueprint's padding)
+        a_, b_ = (pos[j] if j < len(pos) else None), (neg[j] if j < len(neg) else None)
+        c = (0 if b_ is None else -1) if a_ is None else (1 if b_ is None else a_.cmp(b_))
         if c == 0:
             out[j] = "="
             eq.append(j)
