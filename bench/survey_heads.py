@@ -122,6 +122,5 @@ def write_model(folder, N: int, n: int, layers: int, heads: int, kinds=KINDS) ->
         t[f"bert.encoder.layer.{l}.attention.self.query.weight"] = np.concatenate(qs)
         t[f"bert.encoder.layer.{l}.attention.self.key.weight"] = np.concatenate(ks)
     save_file(t, str(d / "model.safetensors"))
-    (d / "config.json").write_text(json.dumps({"num_attention_heads": heads, "model_type": "bert",
-                                               "hidden_size": heads * n}))
+    (d / "config.json").write_text(json.dumps({"num_attention_heads": heads, "model_type": "bert"}))
     return d

@@ -37,7 +37,7 @@ from ..errors import QKInputError
 from ..exact.inertia import inertia_from_charpoly
 from ..exact.rational import fmpq_str
 from ..models.base import HeadRecord
-from .budget import Budget, RouteSkipped
+from .budget import Budget, RouteSkipped, charpoly_cost
 from .cells import ExactCounter, HeadSpectrum, exact_decimal, head_spectrum
 from .exact_gram import GramData, gram_data, rank_witness
 from .float_pipeline import authors_pipeline
@@ -62,8 +62,10 @@ class HeadOptions:
     compare_float -- run the authors' float64 pipeline (display only) and flag disagreements
     full_witness  -- include full charpoly coefficients in the witness
     cut           -- the float pipeline's relative eigenvalue cut
-    witnesses     -- build the certificate witnesses (off only for timing the decisions)
+    witnesses     -- build the format-1 witnesses in ``witnesses`` (the certificates do not read them)
     budget        -- time/memory budget of each exact route on one head
+    check_budget  -- the budget of the optional exact cross-checks (charpoly of a full-rank head,
+                     the direct route); None: ``budget``
     """
 
     digits: int = 9
@@ -74,6 +76,7 @@ class HeadOptions:
     cut: float = 1e-9
     witnesses: bool = True
     budget: Budget = field(default_factory=Budget)
+    check_budget: Budget | None = None
 
 
 # ---------------------------------------------------------------------------
@@ -163,6 +166,9 @@ def _exact_signature_stage(rec: HeadRecord, g: GramData, hs: HeadSpectrum, rank:
         exact_sig = True
     elif opt.charpoly or rank < n2:
         try:
+            if rank == n2 and opt.check_budget is not None:     # a cross-check only: its own budget
+                opt.check_budget.check(f"exact charpoly of the {n2}x{n2} matrix J·Z Zᵀ (a cross-check)",
+                                       charpoly_cost(n2, g.gram_bits()), "raise --check-seconds to run it")
             cp = counter.poly()
         except RouteSkipped as err:
             notes.append(str(err))
@@ -179,9 +185,9 @@ def _exact_signature_stage(rec: HeadRecord, g: GramData, hs: HeadSpectrum, rank:
     if opt.direct:
         bits = g.gram_bits() + 2          # |(Z_Kᵀ Z_Q)_ij| ≤ max diag(Z Zᵀ) (Cauchy–Schwarz)
         try:
-            opt.budget.direct(N, bits)
+            (opt.check_budget or opt.budget).direct(N, bits)
         except RouteSkipped as err:
-            notes.append(f"{err}; --budget-seconds inf --budget-memory inf (or --force-routes) runs it")
+            notes.append(f"{err}; --check-seconds inf --budget-memory inf (or --force-routes) runs it")
             direct = "skipped"
         else:
             Zi = g.Z_int()

@@ -247,7 +247,7 @@ def enclose_sliced(gd: GramData, Gm_s: tuple, max_newton: int = 3, exact_offdiag
         ob = float(np.max(offB)) / bn
         # stop when the first-order remainder and the off-diagonal part are small,
         # or when a Newton step no longer helps (the float radii dominate)
-        good = (h < 2.0 ** -35 and ob < 2.0 ** -30) if not exact_offdiag else (h < 2.0 ** -60 and ob < 2.0 ** -50)
+        good = h < 2.0 ** -60 and ob < 2.0 ** -50
         if good or it == max_newton or (h > prev[0] / 16 and ob > prev[1] / 16):
             break
         prev = (h, ob)
