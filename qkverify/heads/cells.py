@@ -806,7 +806,7 @@ def head_spectrum(gd: GramData, rank: int, digits: int = 9, budget: Budget | Non
         kl = np.floor(np.ldexp(fast.lo, sc - g))
         kh = np.floor(np.ldexp(fast.hi, sc - g))
         same = kl == kh
-        if 4 * int(np.count_nonzero(~same)) > k_nz:
+        if 4 * int(np.count_nonzero(~same)) > 3 * k_nz:
             # too wide for exact diagonals to pay (an ill-conditioned head): the next route at once
             dec.refiner = None
             dec.notes.append("float enclosure too wide for the grid")
