@@ -799,15 +799,28 @@ def head_spectrum(gd: GramData, rank: int, digits: int = 9, budget: Budget | Non
         # scaling is exact); exact diagonals tighten the others in one batch
         sc = fast.s + 1                              # ν = value·2^(s+1)
         two = _p2(sc)
-        dec = _Decider(providers, counter, stats, k_nz, zero, iv=_FloatIV(fast.lo, fast.hi, sc),
-                       refiner=lambda idx: {i: (lo * two, hi * two) for i, (lo, hi) in fast.refine(idx).items()},
-                       first="float")
-        dec.notes.extend(notes_diag)
         kl = np.floor(np.ldexp(fast.lo, sc - g))
         kh = np.floor(np.ldexp(fast.hi, sc - g))
         same = kl == kh
+        if 4 * int(np.count_nonzero(~same)) > k_nz:
+            # an ill-conditioned head: the float product ĜY limits the bounds; the same basis with
+            # ĜY exact (digits) before the Newton route
+            try:
+                fast = Pass1(gd, gd.gram_float(), exact_p=True, Y=fast.Y)
+            except EnclosureFailed as err:
+                notes_diag.append(f"float enclosure with exact ĜY: {err}")
+            else:
+                kl = np.floor(np.ldexp(fast.lo, sc - g))
+                kh = np.floor(np.ldexp(fast.hi, sc - g))
+                same = kl == kh
+                stats["exact-GY"] = stats.get("exact-GY", 0) + 1
+        fp = fast
+        dec = _Decider(providers, counter, stats, k_nz, zero, iv=_FloatIV(fp.lo, fp.hi, sc),
+                       refiner=lambda idx: {i: (lo * two, hi * two) for i, (lo, hi) in fp.refine(idx).items()},
+                       first="float")
+        dec.notes.extend(notes_diag)
         if 4 * int(np.count_nonzero(~same)) > 3 * k_nz:
-            # too wide for exact diagonals to pay (an ill-conditioned head): the next route at once
+            # too wide for exact diagonals to pay: the next route at once
             dec.refiner = None
             dec.notes.append("float enclosure too wide for the grid")
             dec.escalate()

@@ -44,9 +44,10 @@ import numpy as np
 from flint import fmpq
 
 from .digits import digit_width
-from .enclosure import EnclosureFailed, _down, _float_basis, _fro_ub, _g, _up, _weyl_kato_temple
+from . import enclosure
+from .enclosure import EnclosureFailed, _down, _fro_ub, _g, _up, _weyl_kato_temple
 from .exact_gram import TINY, U, GramData
-from .sliced import _Basis, _column_sums, _combine
+from .sliced import _Basis, _column_sums, _combine, _products
 
 
 def _p2(e: int) -> fmpq:
@@ -88,22 +89,40 @@ class Pass1:
     diagonals and returns their exact rational enclosures (μ units ×2^(−s)).
     Raises EnclosureFailed when the bounds do not close."""
 
-    def __init__(self, gd: GramData, Gm_s: tuple):
+    def __init__(self, gd: GramData, Gm_s: tuple, exact_p: bool = False, Y: _Basis | None = None):
         n = gd.n
         m = 2 * n
         Gm, Gr, s = Gm_s
         self.gd, self.s, self.n, self.m = gd, s, n, m
         w = digit_width(m)
         self.w = w
-        Y = _Basis(_float_basis(Gm, n), w)
+        if Y is None:
+            Y = _Basis(enclosure._float_basis(Gm, n), w)
         self.Y = Y
+        self.exact_p = exact_p
+        self._Pd = None
         Ym = Y.Ym                                        # exact floats (two w-bit digits per column)
         gm = _g(m)
-        P, gP = _bmul(Gm, Ym)
-        if not np.all(np.isfinite(P)):
+        if exact_p:
+            # P = ĜY exactly in digits (an ill-conditioned head: the float product's a priori error
+            # is what limits the bounds), rounded once to float with its radius
+            Gd, glo = gd.digits(w)
+            Pd, plo = _products(Gd, glo, Y, w)
+            self._Pd = (Pd, plo)
+            P = np.zeros((m, m))
+            ab = np.zeros((m, m))
+            with np.errstate(over="ignore", invalid="ignore"):
+                for q, D in enumerate(Pd):
+                    t = np.ldexp(D, w * (q + plo) + Y.f[None, :] - s)
+                    P += t
+                    ab += np.abs(t)
+            E = ab * ((len(Pd) + 1) * U * 1.01) + TINY * len(Pd)
+        else:
+            P, gP = _bmul(Gm, Ym)
+            aY = np.abs(Ym)
+            E = (np.abs(Gm) * gP + Gr) @ aY              # |P_true − P| ≤ E entrywise (γ-bound plus Ĝ's radius)
+        if not (np.all(np.isfinite(P)) and np.all(np.isfinite(E))):
             raise EnclosureFailed("Ĝ·Y beyond the float64 range")
-        aY = np.abs(Ym)
-        E = (np.abs(Gm) * gP + Gr) @ aY                  # |P_true − P| ≤ E entrywise (γ-bound plus Ĝ's radius)
         pi = _colnorm_up(_up(E * (1.0 + 2 * gm)))
         pn = _colnorm_up(P)
         yn = _colnorm_up(Ym)
@@ -168,8 +187,11 @@ class Pass1:
             n, m, w = self.n, self.m, self.w
             Y = self.Y
             sub = _SubBasis(Y, cols)
-            Gd, glo = self.gd.digits(w)
-            Pd, plo = _products_cols(Gd, glo, sub, w)        # exact digits of G·Y[:, cols]·2^(−f)
+            if self._Pd is not None:
+                Pd, plo = [D[:, cols] for D in self._Pd[0]], self._Pd[1]
+            else:
+                Gd, glo = self.gd.digits(w)
+                Pd, plo = _products_cols(Gd, glo, sub, w)    # exact digits of G·Y[:, cols]·2^(−f)
             bd = _combine(_column_sums(Pd, Pd, slice(0, n), slice(n, m)), w, 2 * plo)
             hd = _combine(_column_sums(sub.digits, Pd, slice(0, m), slice(0, m)), w, plo + sub.lo)
             s = self.s
