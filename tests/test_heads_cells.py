@@ -233,3 +233,37 @@ def test_split_gram_route_is_exact():
     # ‖KᵀQ‖² = tr((KKᵀ)(QQᵀ)) and tr((KᵀQ)²) = tr((QKᵀ)²): n x n products of the integers
     assert int(np.trace((K @ K.T) @ (Q @ Q.T))) == g.frob_L
     assert int(np.trace((Q @ K.T) @ (Q @ K.T))) == g.tr_L2
+
+
+@pytest.mark.parametrize("case", ["bf16", "outliers", "tiny", "negative-partial-block"])
+def test_window_gram_is_exact(case):
+    """The blocked Karatsuba Gram (one or two slices, exceptional columns
+    apart) equals Z Zᵀ in Python integers, including a last partial block."""
+    from qkverify.heads.exact_gram import _float32_integers, _window_parts
+
+    rng = np.random.default_rng(["bf16", "outliers", "tiny", "negative-partial-block"].index(case))
+    n2, N = 6, 1300                                     # 1300 = 2 full blocks of 512 and a partial one
+    M = rng.standard_normal((n2, N)).astype(np.float32)
+    if case == "bf16":                                  # 8 significant bits: one slice
+        M = (M.view(np.uint32) & np.uint32(0xFFFF0000)).view(np.float32)
+    elif case == "outliers":
+        M[:, [3, 700, 1299]] *= np.float32(2.0 ** 12)
+    elif case == "tiny":
+        M[1, 5] = np.float32(1e-9)
+        M[4, 1200] = np.float32(-3e-11)
+    else:
+        M = -np.abs(M)
+        M[0, 0] = np.float32(-2.0 ** 10)
+    Zi, _ = _float32_integers(M)
+    parts = _window_parts(Zi)
+    Zo = Zi.astype(object)
+    G = Zo @ Zo.T
+    tot = None
+    for sh, P in parts:
+        t = P.astype(object) * (1 << sh)
+        tot = t if tot is None else tot + t
+    assert all(int(G[i, j]) == int(tot[i, j]) for i in range(n2) for j in range(n2))
+    if case == "bf16":
+        assert len(parts) == 1
+    if case in ("outliers", "tiny"):
+        assert len(parts) > 3                           # the exceptional columns went apart

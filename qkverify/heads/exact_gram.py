@@ -410,9 +410,9 @@ def _split_parts(Zi: np.ndarray, N: int) -> list | None:
     return parts
 
 
-#: columns per block of the float32 Gram route: 2b + ⌈log₂ 1024⌉ ≤ 53 gives 21-bit slices (a 42-bit
-#: window), and a block of slices of a 2n = 256 head is 4 MiB whatever N
-GRAM_BLOCK = 1024
+#: columns per block of the float32 Gram route: 2b + 2 + ⌈log₂ 512⌉ ≤ 53 gives 21-bit slices (a
+#: 42-bit window), and the slices of a block of a 2n = 256 head take 2 MiB whatever N
+GRAM_BLOCK = 512
 
 
 def _bitlen(v: np.ndarray) -> np.ndarray:
@@ -431,10 +431,12 @@ def _window_parts(Zi: np.ndarray, block: int = GRAM_BLOCK) -> list:
 
     The regular columns fit a window [L, L + 2b) (every entry divisible by
     2^L and below 2^(L+2b) in absolute value): Z = C₁·2^(L+b) + C₀·2^L with
-    C₁ = Z >> (L + b) (floor), C₀ = (Z >> L) mod 2^b, so |C| ≤ 2^b and, with
-    2b + ⌈log₂ block⌉ ≤ 53, every entry of [C₁; C₀][C₁; C₀]ᵀ over a block is
-    an integer below 2^53: BLAS computes it exactly whatever its order.  One
-    product per block gives C₁C₁ᵀ, C₁C₀ᵀ and C₀C₀ᵀ; block sums are gathered
+    C₁ = Z >> (L + b) (floor), C₀ = (Z >> L) mod 2^b, so |C₁| ≤ 2^b,
+    0 ≤ C₀ < 2^b and |C₁ + C₀| ≤ 2^(b+1).  Three symmetric rank-k updates per
+    block (Karatsuba: C₁C₁ᵀ, C₀C₀ᵀ and (C₁ + C₀)(C₁ + C₀)ᵀ, the cross term
+    their difference) cost 3/4 of one on [C₁; C₀]; with
+    2b + 2 + ⌈log₂ block⌉ ≤ 53 every entry of each is an integer below 2^53,
+    so BLAS computes it exactly whatever its order.  Block sums are gathered
     in int64.  When every regular entry spans at most b bits, one slice.  The
     few columns with an entry outside the window (outlier dimensions, tiny
     entries) are multiplied apart with as many slices as they need
@@ -443,7 +445,7 @@ def _window_parts(Zi: np.ndarray, block: int = GRAM_BLOCK) -> list:
     lowest set bits)."""
     n2, N = Zi.shape
     block = max(1, min(block, N))
-    b = (53 - int(np.ceil(np.log2(max(block, 2))))) // 2
+    b = (51 - int(np.ceil(np.log2(max(block, 2))))) // 2
     cmax = np.maximum(Zi.max(axis=0), -Zi.min(axis=0))
     nzc = cmax > 0
     if not nzc.any():
@@ -476,28 +478,31 @@ def _window_parts(Zi: np.ndarray, block: int = GRAM_BLOCK) -> list:
     L = max(T - 2 * b, 0)
     mask = (1 << b) - 1
     ecols = np.flatnonzero(exc)
-    C = np.empty((2 * n2, block))
-    G2 = G1 = G0 = None
+    C1 = np.empty((n2, block))
+    C0 = np.empty((n2, block))
+    G2 = Gp = G0 = None
     for j0 in range(0, N, block):
         j1 = min(N, j0 + block)
         Zb = Zi[:, j0:j1]
-        Cb = C[:, :j1 - j0]
-        Cb[:n2] = Zb >> (L + b)
-        Cb[n2:] = (Zb >> L) & mask
+        A1 = C1[:, :j1 - j0] if j1 - j0 < block else C1
+        A0 = C0[:, :j1 - j0] if j1 - j0 < block else C0
+        A1[...] = Zb >> (L + b)
+        A0[...] = (Zb >> L) & mask
         loc = ecols[(ecols >= j0) & (ecols < j1)] - j0
         if loc.size:
-            Cb[:, loc] = 0.0
-        S = Cb @ Cb.T                                      # exact (see above); numpy calls syrk
-        s2 = S[:n2, :n2].astype(np.int64)
-        x = S[:n2, n2:].astype(np.int64)
-        s1 = x + x.T
-        s0 = S[n2:, n2:].astype(np.int64)
+            A1[:, loc] = 0.0
+            A0[:, loc] = 0.0
+        s2 = (A1 @ A1.T).astype(np.int64)                 # exact (see above); numpy calls syrk
+        s0 = (A0 @ A0.T).astype(np.int64)
+        A1 += A0                                           # C₁ + C₀, exact (|·| ≤ 2^(b+1))
+        sp = (A1 @ A1.T).astype(np.int64)
         if G2 is None:
-            G2, G1, G0 = s2, s1, s0
+            G2, Gp, G0 = s2, sp, s0
         else:
             G2 += s2
-            G1 += s1
+            Gp += sp
             G0 += s0
+    G1 = Gp - G2 - G0                                      # C₁C₀ᵀ + C₀C₁ᵀ, exact in int64
     parts = [(2 * (L + b), G2), (2 * L + b, G1), (2 * L, G0)]
     if ecols.size:
         Ze = Zi[:, ecols]
