@@ -114,8 +114,15 @@ def _indent1(o, nl: str, out: list) -> None:
         inner = nl + " "
         out.append("[")
         sep = "," + inner
-        if all(type(v) is int for v in o):
+        kinds = set(map(type, o))
+        if kinds == {int}:
             out.append(inner + sep.join(map(int.__repr__, o)))
+        elif kinds == {list} and all(v and set(map(type, v)) == {int} for v in o):
+            # a list of integer lists (a head's cells): one join per row
+            i2 = inner + " "
+            s2 = "," + i2
+            close = inner + "]"
+            out.append(inner + sep.join("[" + i2 + s2.join(map(int.__repr__, v)) + close for v in o))
         else:
             first = True
             for v in o:
