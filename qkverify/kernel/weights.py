@@ -21,7 +21,6 @@ from flint import fmpq, fmpq_mat, fmpz_mat
 
 from .jsonio import Invalid, Undecided, require
 
-MAX_HEADER = 100 * 1024 * 1024
 MAX_HEAD_ENTRIES = 1 << 24
 #: dtype -> (bytes, exponent bits, fraction bits, array typecode of the raw bits)
 FLOATS = {"F64": (8, 11, 52, "Q"), "F32": (4, 8, 23, "I"), "F16": (2, 5, 10, "H"), "BF16": (2, 8, 7, "H")}
@@ -54,21 +53,139 @@ def find(file: str, sha256: str, base_dir: Path | None, dirs: list[str]) -> Path
     raise Undecided(f"weights file {name} with the certificate's SHA-256: {why}; pass --weights DIR")
 
 
-def _header(path: Path) -> tuple[dict, int]:
+#: every dtype the reference loader (safetensors 0.8) knows, with its width in bits
+ST_BITS = {"BOOL": 8, "F4": 4, "F6_E2M3": 6, "F6_E3M2": 6, "U8": 8, "I8": 8, "F8_E5M2": 8, "F8_E4M3": 8,
+           "F8_E8M0": 8, "F8_E4M3FNUZ": 8, "F8_E5M2FNUZ": 8, "I16": 16, "U16": 16, "F16": 16, "BF16": 16,
+           "I32": 32, "U32": 32, "F32": 32, "C64": 64, "F64": 64, "I64": 64, "U64": 64}
+ST_MAX_HEADER = 100_000_000
+_U64 = 1 << 64
+
+
+def _st_bad(path: Path, why: str):
+    raise Invalid("weights", f"{Path(path).name} is not a valid safetensors file: {why}")
+
+
+def _st_json(text: str):
+    """The header parsed as serde_json reads it, and with every object's keys unique."""
+    def pairs(kv):
+        out = {}
+        for k, v in kv:
+            if k in out:
+                raise ValueError(f"duplicate key {k!r}")
+            out[k] = v
+        return out
+
+    def const(c):
+        raise ValueError(f"{c} is not JSON")
+
+    # serde reads "-0" as a float, so it is no usize; Python would read the integer 0
+    return json.loads(text, object_pairs_hook=pairs, parse_constant=const,
+                      parse_int=lambda t: -0.0 if t == "-0" else int(t))
+
+
+def _usize(v) -> bool:
+    return type(v) is int and 0 <= v < _U64
+
+
+def st_header(path: Path) -> tuple[dict, int]:
+    """(tensors, data start) of a safetensors file checked by the format's rules, where tensors
+    maps each name to (dtype, shape, absolute start, absolute end) of its bytes.
+
+    The rules (the format as the safetensors README states it, and what the reference loader,
+    ``safetensors`` 0.8's ``SafeTensors::read_metadata`` / ``Metadata::validate`` in
+    huggingface/safetensors ``safetensors/src/tensor.rs``, refuses):
+
+    1. the file has at least 8 bytes; the first 8 are N, a little-endian u64, with
+       N ≤ 100,000,000 and 8 + N ≤ the file's size;
+    2. the N header bytes are UTF-8 and a JSON object (begins with ``{``; the README's MUST,
+       which 0.8 does not yet enforce) followed by JSON whitespace only;
+    3. JSON as serde_json reads it: no NaN/Infinity, integers written as integers (``16.0``,
+       ``1e1`` and ``-0`` are no usize), no lone surrogates; and no key twice in any object
+       (the README: "Duplicate keys are disallowed"; serde keeps the last one silently, so a
+       tensor named twice is refused here even when the reference would read it);
+    4. ``__metadata__``, when present, is null or an object of strings to strings;
+    5. every other key is a tensor: an object with ``dtype`` (one of :data:`ST_BITS`),
+       ``shape`` (a list of u64) and ``data_offsets`` (exactly two u64, begin ≤ end); other
+       fields are ignored, as serde ignores them;
+    6. the element count (running product of the shape, each step < 2^64) times the dtype's
+       bits is a whole number of bytes, equal to end − begin;
+    7. sorted by (begin, end), the tensors tile the data buffer: the first begins at 0, each
+       begins where the previous ends (no overlap, no gap — so two names never alias the same
+       bytes), and the last end is exactly the file's size − 8 − N (no trailing bytes).
+
+    A file that breaks a rule is Invalid: the SHA-256 pins the bytes, so the certificate's
+    input is then no matrix at all."""
+    st = Path(path).stat()
+    return _st_header(str(path), st.st_size, st.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=16)
+def _st_header(path: str, size: int, mtime_ns: int) -> tuple[dict, int]:
     with open(path, "rb") as fh:
         head = fh.read(8)
         if head[:4] == b"GGUF":
-            raise Undecided("a GGUF file: the kernel reads safetensors tensors only")
-        n = int.from_bytes(head, "little") if len(head) == 8 else -1
-        if not 2 <= n <= MAX_HEADER:
-            raise Undecided("not a safetensors file (header length)")
-        try:
-            hdr = json.loads(fh.read(n).decode("utf-8"))
-        except (UnicodeDecodeError, ValueError):
-            raise Undecided("not a safetensors file (header is not JSON)") from None
-    require(isinstance(hdr, dict), "weights", "safetensors header is not an object")
-    hdr.pop("__metadata__", None)
-    return hdr, 8 + n
+            raise Undecided("a GGUF file where a safetensors file was recorded")
+        if len(head) < 8:
+            _st_bad(path, "shorter than 8 bytes")
+        n = int.from_bytes(head, "little")
+        if n > ST_MAX_HEADER:
+            _st_bad(path, f"header length {n} > {ST_MAX_HEADER}")
+        if 8 + n > size:
+            _st_bad(path, f"header length {n} runs past the end of the file")
+        raw = fh.read(n)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        _st_bad(path, "header is not UTF-8")
+    if not text.startswith("{"):
+        _st_bad(path, "header does not begin with '{'")
+    try:
+        hdr = _st_json(text)
+        for k in hdr:
+            k.encode("utf-8")
+    except (ValueError, RecursionError, UnicodeEncodeError) as e:
+        _st_bad(path, f"header is not JSON as the format reads it ({str(e)[:120]})")
+    if not isinstance(hdr, dict):
+        _st_bad(path, "header is not a JSON object")
+    meta = hdr.pop("__metadata__", None)
+    if meta is not None and not (isinstance(meta, dict) and all(isinstance(v, str) for v in meta.values())):
+        _st_bad(path, "__metadata__ is not a map of strings to strings")
+    try:
+        for v in (meta or {}).values():
+            v.encode("utf-8")
+    except UnicodeEncodeError:
+        _st_bad(path, "__metadata__ holds a lone surrogate")
+    out, spans = {}, []
+    for name, info in hdr.items():
+        if not isinstance(info, dict) or not {"dtype", "shape", "data_offsets"} <= set(info):
+            _st_bad(path, f"tensor {name!r} lacks dtype, shape or data_offsets")
+        dt, shape, offs = info["dtype"], info["shape"], info["data_offsets"]
+        if dt not in ST_BITS:
+            _st_bad(path, f"tensor {name!r} has unknown dtype {dt!r}")
+        if not (isinstance(shape, list) and all(_usize(d) for d in shape)):
+            _st_bad(path, f"tensor {name!r}: shape is not a list of u64")
+        if not (isinstance(offs, list) and len(offs) == 2 and all(_usize(o) for o in offs)):
+            _st_bad(path, f"tensor {name!r}: data_offsets is not two u64")
+        count = 1
+        for d in shape:
+            count *= d
+            if count >= _U64:
+                _st_bad(path, f"tensor {name!r}: element count overflows")
+        bits = count * ST_BITS[dt]
+        s, e = offs
+        if bits % 8 or e < s or e - s != bits // 8:
+            _st_bad(path, f"tensor {name!r}: data_offsets [{s}, {e}] do not hold {shape} × {dt}")
+        out[name] = (dt, list(shape), 8 + n + s, 8 + n + e)
+        spans.append((s, e, name))
+    end = 0
+    for s, e, name in sorted(spans):
+        if s != end:
+            _st_bad(path, f"tensor {name!r} begins at {s}, not at {end} "
+                          + ("(its bytes overlap another tensor's)" if s < end else "(a gap before it)"))
+        end = e
+    if 8 + n + end != size:
+        _st_bad(path, f"the tensors cover {end} data bytes, the file holds {size - 8 - n}")
+    return out, 8 + n
 
 
 def _dyadic(raw: bytes, dtype: str) -> list[tuple[int, int]]:
@@ -110,22 +227,19 @@ def _npz_member(path: Path, name: str) -> tuple[str, list[int], bytes]:
 
 
 def _st_info(path: Path, name: str, vector_ok: bool = False) -> tuple[str, int, int, int, int]:
-    """(dtype, R, C, bytes per entry, byte offset of the data) of a 2-D tensor of a safetensors file
-    (a 1-D one as one row when ``vector_ok``), its header checked against its byte range."""
-    hdr, start = _header(path)
-    info = hdr.get(name)
-    require(isinstance(info, dict), "weights", f"no tensor {name!r} in {path.name}")
-    dt, shape, (s, e) = info.get("dtype"), info.get("shape"), info.get("data_offsets", (0, 0))
+    """(dtype, R, C, bytes per entry, absolute byte offset of the data) of a 2-D float tensor of
+    a safetensors file checked by :func:`st_header` (a 1-D one as one row when ``vector_ok``)."""
+    tensors, _ = st_header(path)
+    require(name in tensors, "weights", f"no tensor {name!r} in {path.name}")
+    dt, shape, start, _end = tensors[name]
     if dt not in FLOATS:
         raise Undecided(f"tensor {name} has dtype {dt}; the kernel reads F64/F32/F16/BF16")
     if vector_ok:
-        require(isinstance(shape, list) and len(shape) in (1, 2), "weights", f"{name} is not a vector or matrix")
+        require(len(shape) in (1, 2), "weights", f"{name} is not a vector or matrix")
     else:
-        require(isinstance(shape, list) and len(shape) == 2, "weights", f"{name} is not a matrix")
+        require(len(shape) == 2, "weights", f"{name} is not a matrix")
     R, C = (shape if len(shape) == 2 else [1, shape[0]])
-    sz = FLOATS[dt][0]
-    require(e - s == R * C * sz, "weights", f"{name}: data_offsets disagree with the shape")
-    return dt, R, C, sz, start + s
+    return dt, R, C, FLOATS[dt][0], start
 
 
 def _tensor(path: Path, t: dict, n: int, N: int) -> list[tuple[int, int]]:
