@@ -124,7 +124,7 @@ def _st_header(path: str, size: int, mtime_ns: int) -> tuple[dict, int]:
     with open(path, "rb") as fh:
         head = fh.read(8)
         if head[:4] == b"GGUF":
-            raise Undecided("a GGUF file where a safetensors file was recorded")
+            _st_bad(path, "it is a GGUF file")
         if len(head) < 8:
             _st_bad(path, "shorter than 8 bytes")
         n = int.from_bytes(head, "little")
@@ -256,8 +256,16 @@ def _tensor(path: Path, t: dict, n: int, N: int) -> list[tuple[int, int]]:
         sz = FLOATS[dt][0]
         vals = _dyadic(raw[off * N * n * sz:(off + 1) * N * n * sz], dt)
         return [vals[r * n + c] for c in range(n) for r in range(N)]
+    if fmt == "gguf":  # rows [a, b) of an [ne1, ne0] = [out, in] matrix, blocks read exactly
+        from . import gguf
+
+        require("rows" in t, "input", f"{t['name']}: a GGUF tensor is sliced by rows")
+        a, b = t["rows"]
+        vals, C = gguf.rows(path, t["name"], a, b)
+        require(b - a == n and C == N, "input", f"rows {a}:{b} of {t['name']} are not an n × N = {n} × {N} block")
+        return gguf.unpermute(vals, n, C) if "RoPE" in t.get("transform", "") else vals
     if fmt != "safetensors":
-        raise Undecided(f"tensor {t['name']} is in a {fmt} file: the kernel reads safetensors and .npz tensors")
+        raise Undecided(f"tensor {t['name']} is in a {fmt} file: the kernel reads safetensors, GGUF and .npz tensors")
     dt, R, C, sz, off = _st_info(path, t["name"])
     shape = [R, C]
     with open(path, "rb") as fh:
