@@ -226,7 +226,8 @@ def check_layout(reader, path: Path) -> None:
 
     size, end, align = path.stat().st_size, 0, int(reader.alignment)
     for key, f in reader.fields.items():
-        if not key or f.types.count(gguf.GGUFValueType.ARRAY) > 1:
+        A = gguf.GGUFValueType.ARRAY
+        if not key or (f.types[:1] == [A] and not key.startswith("GGUF.") and int(f.parts[3][0]) == A):
             raise QKInputError(f"{path}: not a valid GGUF file (key {key!r}: an empty key or an array of arrays)")
     for t in reader.tensors:
         per, tsize = gguf.GGML_QUANT_SIZES[t.tensor_type]
