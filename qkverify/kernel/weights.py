@@ -206,24 +206,85 @@ def _dyadic(raw: bytes, dtype: str) -> list[tuple[int, int]]:
     return out
 
 
-def _npz_member(path: Path, name: str) -> tuple[str, list[int], bytes]:
-    """(dtype, shape, raw little-endian bytes) of array ``name`` in an uncompressed or
-    deflated ``.npz`` (a zip of ``.npy`` files, format 1.0–3.0, C order)."""
+#: the most bytes the kernel inflates from one compressed ``.npz`` member (a zip bomb's
+#: declared size is over it: undecided, naming the limit); stored members are read by seeking
+NPZ_MAX_INFLATE = 1 << 31
+NPY_MAX_HEADER = 10000  # numpy's own max_header_size
+
+
+def _npz_block(path: Path, name: str, idx: list[int], N: int, n: int) -> list[tuple[int, int]]:
+    """The N × n block ``[*idx, :, :]`` of array ``name`` of an ``.npz`` (a zip of ``.npy`` files,
+    format 1.0–3.0, C or Fortran order), row-major, as exact dyadics.
+
+    Rules: the zip names each member once; the ``.npy`` header is ≤ 10000 bytes (numpy's
+    limit) and a dict with ``descr``, ``fortran_order`` and ``shape``; the member holds exactly
+    header + Π shape · itemsize bytes.  A member breaking them is Invalid; a dtype other than
+    little-endian f2/f4/f8 is Undecided; a compressed member declaring more than
+    :data:`NPZ_MAX_INFLATE` bytes is Undecided (the limit), so a zip bomb is refused before
+    anything is inflated.  Only the needed elements are kept in memory."""
     try:
-        with zipfile.ZipFile(path) as z:
-            with z.open(name + ".npy") as fh:
-                data = fh.read()
-    except (KeyError, zipfile.BadZipFile, OSError):
-        raise Undecided(f"no array {name!r} readable in {path.name}") from None
-    require(data[:6] == b"\x93NUMPY", "weights", f"{name} is not a .npy array")
-    major = data[6]
-    hlen = int.from_bytes(data[8:10] if major == 1 else data[8:12], "little")
-    start = (10 if major == 1 else 12) + hlen
-    hdr = ast.literal_eval(data[start - hlen:start].decode("latin1"))
-    dt = {"<f4": "F32", "<f8": "F64", "<f2": "F16"}.get(hdr.get("descr"))
-    if dt is None or hdr.get("fortran_order"):
-        raise Undecided(f"{name}: dtype {hdr.get('descr')} / Fortran order is not read by the kernel")
-    return dt, list(hdr["shape"]), data[start:]
+        z = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError):
+        raise Invalid("weights", f"{path.name} is not a valid .npz (zip) file") from None
+    with z:
+        names = z.namelist()
+        require(len(names) == len(set(names)), "weights", f"{path.name}: a zip member named twice")
+        try:
+            info = z.getinfo(name + ".npy")
+        except KeyError:
+            raise Invalid("weights", f"no array {name!r} in {path.name}") from None
+        if info.compress_type != zipfile.ZIP_STORED and info.file_size > NPZ_MAX_INFLATE:
+            raise Undecided(f"{path.name}:{name} inflates to {info.file_size} bytes, over the kernel's limit of "
+                            f"{NPZ_MAX_INFLATE} for a compressed member")
+        try:
+            fh = z.open(info)
+        except (zipfile.BadZipFile, NotImplementedError, OSError) as e:
+            raise Invalid("weights", f"{path.name}:{name} cannot be read ({e})") from None
+        with fh:
+            head = fh.read(12)
+            require(head[:6] == b"\x93NUMPY" and head[6:7] in (b"\x01", b"\x02", b"\x03") and len(head) == 12,
+                    "weights", f"{name} is not a .npy array")
+            hlen = int.from_bytes(head[8:10] if head[6] == 1 else head[8:12], "little")
+            start = (10 if head[6] == 1 else 12) + hlen
+            require(hlen <= NPY_MAX_HEADER, "weights", f"{name}: .npy header of {hlen} bytes")
+            raw = (head + fh.read(start - 12))[start - hlen:start] if start > 12 else head[start - hlen:start]
+            try:
+                hdr = ast.literal_eval(raw.decode("latin1"))
+            except (ValueError, SyntaxError, RecursionError, MemoryError):
+                raise Invalid("weights", f"{name}: .npy header is not a Python literal") from None
+            require(isinstance(hdr, dict) and set(hdr) == {"descr", "fortran_order", "shape"}
+                    and isinstance(hdr["shape"], tuple) and all(type(d) is int and d >= 0 for d in hdr["shape"])
+                    and type(hdr["fortran_order"]) is bool, "weights", f"{name}: malformed .npy header")
+            dt = {"<f2": "F16", "<f4": "F32", "<f8": "F64"}.get(hdr["descr"])
+            if dt is None:
+                raise Undecided(f"{name}: dtype {hdr['descr']!r}; the kernel reads little-endian f2/f4/f8 arrays")
+            shape, sz = list(hdr["shape"]), FLOATS[dt][0]
+            count = 1
+            for d in shape:
+                count *= d
+            require(info.file_size == start + count * sz, "weights",
+                    f"{name}: the member holds {info.file_size} bytes, its header needs {start + count * sz}")
+            require(len(shape) == len(idx) + 2 and shape[-2:] == [N, n] and all(0 <= i < d for i, d in zip(idx, shape)),
+                    "input", f"{name} {shape} does not hold an N × n block at {idx}")
+            # element strides (in elements) of the row-major or column-major layout
+            strides, acc = [0] * len(shape), 1
+            for k in (range(len(shape)) if hdr["fortran_order"] else reversed(range(len(shape)))):
+                strides[k], acc = acc, acc * shape[k]
+            base = sum(i * st for i, st in zip(idx, strides))
+            sr, sc = strides[-2], strides[-1]
+            want = sorted((base + r * sr + c * sc, r * n + c) for r in range(N) for c in range(n))
+            out: list = [None] * (N * n)
+            lo, hi = want[0][0], want[-1][0] + 1
+            fh.seek(start + lo * sz)
+            pos, buf, CH = lo, b"", 1 << 22
+            for e, k in want:  # stream forward through [lo, hi), keeping only the wanted entries
+                while e >= pos + len(buf) // sz:
+                    pos += len(buf) // sz
+                    buf = fh.read(min(CH, (hi - pos) * sz))
+                    require(buf, "weights", f"{name}: data truncated")
+                j = (e - pos) * sz
+                out[k] = buf[j:j + sz]
+    return _dyadic(b"".join(out), dt)
 
 
 def _st_info(path: Path, name: str, vector_ok: bool = False) -> tuple[str, int, int, int, int]:
@@ -246,15 +307,7 @@ def _tensor(path: Path, t: dict, n: int, N: int) -> list[tuple[int, int]]:
     """The exact W_Q or W_K (n × N, row-major) that tensor reference ``t`` names."""
     fmt = t.get("format", "safetensors")
     if fmt == "npz":  # TransformerLens [..., d_model, d_head] arrays, indexed, then transposed
-        dt, shape, raw = _npz_member(path, t["name"])
-        idx = t["index"]
-        require(len(shape) == len(idx) + 2 and shape[-2:] == [N, n] and all(0 <= i < s for i, s in zip(idx, shape)),
-                "input", f"{t['name']} {shape} does not hold an N × n block at {idx}")
-        off = 0
-        for i, s in zip(idx, shape):
-            off = off * s + i
-        sz = FLOATS[dt][0]
-        vals = _dyadic(raw[off * N * n * sz:(off + 1) * N * n * sz], dt)
+        vals = _npz_block(path, t["name"], t["index"], N, n)
         return [vals[r * n + c] for c in range(n) for r in range(N)]
     if fmt == "gguf":  # rows [a, b) of an [ne1, ne0] = [out, in] matrix, blocks read exactly
         from . import gguf
