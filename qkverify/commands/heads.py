@@ -271,12 +271,14 @@ def _one_model(spec, layers, cfg, args, base: Path, multi: bool, client) -> tupl
         p = out / f"L{l:02d}H{h:02d}.json"
         return p if p.is_file() else None
 
+    wdir = Path(model.path) if Path(model.path).is_dir() else Path(model.path).parent
+
     def on_result(res: dict) -> None:
         nonlocal n_cert
         if not args.no_certificates and not res.get("resumed"):
             res["values"] = certificate_values(res)
             r = res["row"]
-            for suffix, cert in certificates_for(res, res["source"], res["values"]):
+            for suffix, cert in certificates_for(res, res["source"], res["values"], wdir, out):
                 write(cert, out / f"L{r['layer']:02d}H{r['head']:02d}{suffix}.json", force=args.force)
         if not args.no_certificates:
             n_cert += 1

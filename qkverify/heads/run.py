@@ -145,7 +145,8 @@ def reusable_result(path: Path, rec, cfg: RunConfig, first: bool) -> dict | None
 
     try:
         inp, disp, values = cert["input"], cert["display"], cert["display"]["row"]
-        same = (inp.get("tensors") == tensor_refs(rec.source) and disp.get("layer") == rec.layer
+        recorded = [{k: v for k, v in t.items() if k != "path_hint"} for t in inp.get("tensors") or []]
+        same = (recorded == tensor_refs(rec.source) and disp.get("layer") == rec.layer
                 and disp.get("head") == rec.head and values.get(OPTIONS_KEY) == cfg.fingerprint(first)
                 and all(Path(str(path).replace(".json", f"{sfx}.json")).is_file() for _, sfx in STATEMENTS))
     except (KeyError, TypeError, AttributeError):

@@ -15,7 +15,7 @@ import json
 import sys
 import zipfile
 from array import array
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from flint import fmpq, fmpq_mat, fmpz_mat
 
@@ -28,17 +28,20 @@ FLOATS = {"F64": (8, 11, 52, "Q"), "F32": (4, 8, 23, "I"), "F16": (2, 5, 10, "H"
 
 @functools.lru_cache(maxsize=32)
 def _sha256(path: str, size: int, mtime_ns: int) -> str:
-    h = hashlib.sha256()
     with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 22), b""):
-            h.update(chunk)
-    return h.hexdigest()
+        return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
 def find(file: str, sha256: str, base_dir: Path | None, dirs: list[str]) -> Path:
-    """The candidate file whose SHA-256 is ``sha256``; Undecided naming the candidates when none is."""
+    """The candidate file whose SHA-256 is ``sha256``; Undecided naming the candidates when none is.
+
+    ``file`` is the recorded name or a ``path_hint`` (a relative POSIX path).  Candidates, in
+    order: ``file`` relative to the certificate's directory ``base_dir``, its name there, ``file``
+    relative to the working directory, its name in each of ``dirs`` (``--weights`` and the
+    installed model packages).  Only regular files are hashed, and a candidate is used only when
+    its SHA-256 is the certificate's: a hint can point nowhere dangerous."""
     name = Path(file).name
-    cands = [Path(file)] + ([base_dir / file, base_dir / name] if base_dir else []) + [Path(d) / name for d in dirs]
+    cands = ([base_dir / file, base_dir / name] if base_dir else []) + [Path(file)] + [Path(d) / name for d in dirs]
     seen = []
     for c in cands:
         try:
@@ -336,14 +339,19 @@ def _tensor(path: Path, t: dict, n: int, N: int) -> list[tuple[int, int]]:
 
 def head_Z(tensors: list[dict], n: int, N: int, locate) -> tuple[fmpz_mat, int]:
     """(Z, e) with [W_K; W_Q] = Z·2^e exactly (2n × N), from the recorded tensor slices, each
-    read from the file ``locate(file, sha256)`` returns: ``rows [a, b)`` of an ``[out, in]``
+    read from the file ``locate(path_hint or file, sha256)`` returns: ``rows [a, b)`` of an ``[out, in]``
     tensor, ``cols [a, b)`` of an ``[in, out]`` one (GPT-2 Conv1D, transposed), or an ``index``
     into a TransformerLens ``.npz`` array (transposed)."""
     require(2 * n * N <= MAX_HEAD_ENTRIES, "limits", f"2n·N = {2 * n * N} entries exceed {MAX_HEAD_ENTRIES}")
     got = {}
     for t in tensors:
         require(t["role"] not in got, "input", f"{t['role']} given twice")
-        got[t["role"]] = _tensor(locate(t["file"], t["sha256"]), t, n, N)
+        hint = t.get("path_hint")
+        require(hint is None or PurePosixPath(hint).name == t["file"], "input",
+                f"path_hint {hint!r} does not name the file {t['file']}")
+        # the hint (relative to the certificate's directory) is one more candidate place; the
+        # file is used only if its SHA-256 is the recorded one (find)
+        got[t["role"]] = _tensor(locate(hint or t["file"], t["sha256"]), t, n, N)
     require(set(got) == {"W_Q", "W_K"}, "input", "the tensors must give W_Q and W_K")
     vals = got["W_K"] + got["W_Q"]
     emin = min((x for m, x in vals if m), default=0)
