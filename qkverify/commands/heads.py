@@ -76,6 +76,8 @@ def add_arguments(p) -> None:
     p.add_argument("--full-witness", action="store_true", help="put full charpoly coefficients in the certificates")
     p.add_argument("--no-certificates", action="store_true", help="tables and picture only")
     p.add_argument("--no-plot", action="store_true", help="skip the PNG")
+    p.add_argument("--no-report", action="store_true",
+                   help="skip report.html (the interactive page: every head on the simplex, hover, certificate links)")
     p.add_argument("--force", action="store_true", help="recompute every head and replace different existing certificates")
     p.add_argument("--no-resume", action="store_true",
                    help="recompute every head even when its certificate (same weights, same options) is already "
@@ -219,6 +221,8 @@ def _run(args) -> int:
             summary[name] = model_summary(rows)
         if multi:
             write_survey(all_rows, base / "survey.csv")
+            if not getattr(args, "no_report", False):
+                _survey_report(all_rows, specs, base, args)
             (base / "survey_summary.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
             for name, s in summary.items():
                 sigs = ", ".join(f"{k}: {v}" for k, v in sorted(s["signatures"].items()))
@@ -232,6 +236,22 @@ def _run(args) -> int:
             client.close()
         if cluster is not None:
             cluster.close()
+
+
+def _survey_report(all_rows: list[dict], specs, base: Path, args) -> None:
+    """One report.html for several models (a model selector), linking to <model>/LxxHyy.json."""
+    from ..heads.report import model_data, write_report
+
+    models, order = {}, []
+    for r in all_rows:
+        if r["model"] not in models:
+            order.append(r["model"])
+            models[r["model"]] = []
+        models[r["model"]].append(r)
+    data = [model_data(models[m], m, int(models[m][0]["N"]), int(models[m][0]["n"]), _slug(m) + "/",
+                       not args.no_certificates) for m in order]
+    write_report(base / "report.html", data, f"{len(order)} models, {len(all_rows)} heads")
+    print(f"wrote {base}/report.html (one page, a model selector)")
 
 
 def _one_model(spec, layers, cfg, args, base: Path, multi: bool, client) -> tuple[int, list[dict], str]:
@@ -303,6 +323,12 @@ def _one_model(spec, layers, cfg, args, base: Path, multi: bool, client) -> tupl
     if not args.no_plot:
         plot(rows, out / "heads.png", f"{model.name}: {len(rows)} heads (N = {model.d_model}, n = {model.d_head})",
              model.d_model)
+    if not getattr(args, "no_report", False):
+        from ..heads.report import model_data, write_report
+
+        write_report(out / "report.html", [model_data(rows, model.name, model.d_model, model.d_head, "",
+                                                      not args.no_certificates, meta)],
+                     f"{model.name}: {len(rows)} heads (N = {model.d_model}, n = {model.d_head})")
     if not args.quiet:
         for line in summary_lines(rows):
             print(line)
@@ -316,6 +342,7 @@ def _one_model(spec, layers, cfg, args, base: Path, multi: bool, client) -> tupl
     for s in skipped[:3]:
         print(f"note: {s}")
     print(f"wrote {out}/heads.csv, heads.json" + ("" if args.no_plot else ", heads.png")
+          + ("" if getattr(args, "no_report", False) else ", report.html")
           + (f" and the certificates of {n_cert} heads (Theorem 3 and Definition 6: LxxHyy.json, "
              "LxxHyy.profile.json)" if n_cert else ""))
     bad = [r for r in results if r["verdict"] == "fails"]
