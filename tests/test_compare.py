@@ -215,3 +215,21 @@ def test_model_join_finds_a_flipped_face(clean, tmp_path, capsys):
     assert all(r["model_signature"] == "agree" and r["model_a"] == "agree" for r in others.values())
     html = (tmp_path / "o" / "report.html").read_text(encoding="utf-8")
     assert '"joined":"all-MiniLM-L6-v2"' in html and "disagrees beyond the error model" in html
+
+
+def test_model_from_a_heads_folder(tmp_path):
+    """--model may name a folder `qkverify heads` wrote: its certificates' cells are the enclosures."""
+    from test_report import _npz_model
+
+    from qkverify.models import load_model
+
+    p = _npz_model(tmp_path / "tiny.npz")
+    assert main(["heads", str(p), "--out", str(tmp_path / "h"), "--quiet", "--jobs", "1"]) == 0
+    t = tmp_path / "t.csv"
+    write_table(model_rows(load_model(str(p)), name="tiny"), t)
+    assert main(["compare", str(t), "--model", str(tmp_path / "h"), "--out", str(tmp_path / "o"), "--quiet"]) == 0
+    st = _status(tmp_path / "o" / "compare.csv")
+    assert len(st) == 6
+    assert all(r["model_verdict"] in ("agree", "luck") and r["model_signature"] == "agree" for r in st.values())
+    assert st[(0, 0)]["certificate"] == "L00H00.json"
+    assert '"cert_prefix":"../h/"' in (tmp_path / "o" / "report.html").read_text(encoding="utf-8")

@@ -102,24 +102,21 @@ def run(args) -> int:
             from ..compare.model import certify_model
 
             check_readable(args.model)
-            name = args.model
-            # which layers: those of the joined rows (the table model is chosen after loading the name)
             from ..models import load_model
 
-            probe = load_model(args.model, pre_norm_qk=args.pre_norm_qk)
-            name = probe.name
-            table_model = _pick_table_model(models, args.table_model, name)
+            model = load_model(args.model, pre_norm_qk=args.pre_norm_qk)
+            table_model = _pick_table_model(models, args.table_model, model.name)
+            # certify the layers of the joined rows only
             layers = sorted({r["layer"] for r in rows if r["model"] == table_model})
             from tqdm import tqdm
 
-            total = sum(1 for r in rows if r["model"] == table_model)
-            bar = tqdm(total=probe.n_heads * len(layers), unit="head", disable=args.quiet or None,
-                       file=sys.stderr, desc=f"certifying {name}"[:30])
+            bar = tqdm(total=model.n_heads * len(layers), unit="head", disable=args.quiet or None,
+                       file=sys.stderr, desc=f"certifying {model.name}"[:30])
             try:
-                name, certified = certify_model(args.model, layers, args.jobs, args.pre_norm_qk, bar.update)
+                name, certified = certify_model(args.model, layers, args.jobs, args.pre_norm_qk, bar.update,
+                                                model=model)
             finally:
                 bar.close()
-            del total
             prefix, certs = "", False
         table_model = _pick_table_model(models, args.table_model, name)
         hs = sorted(certified.values(), key=lambda h: (h.layer, h.head))

@@ -119,16 +119,20 @@ def read_heads_dir(path: str | Path) -> tuple[str, dict]:
 
 
 def certify_model(spec: str, layers: list[int], jobs: int = 1, pre_norm_qk: bool = False,
-                  progress=None) -> tuple[str, dict]:
+                  progress=None, model=None) -> tuple[str, dict]:
     """(model name, {(layer, head): CertifiedHead}) by certifying every head
     of ``layers`` of the model ``spec`` (the ``heads`` machinery; no
-    certificate is written, the exact cross-check routes are skipped)."""
+    certificate is written, the exact cross-check routes are skipped).
+    ``model``: the model already loaded from ``spec`` (else it is loaded);
+    ``progress(k)`` is called as heads finish.  Also sets each head's κ =
+    ‖W_K‖_F‖W_Q‖_F/‖L‖_F (the float64 stage 1 of the error model)."""
     import numpy as np
 
     from ..heads.run import ModelRef, RunConfig, register, run_local
     from ..models import load_model
 
-    model = load_model(spec, pre_norm_qk=pre_norm_qk)
+    if model is None:
+        model = load_model(spec, pre_norm_qk=pre_norm_qk)
     bad = [l for l in layers if not 0 <= l < model.n_layers]
     if bad:
         raise QKInputError(f"the table has layer {bad[0]}, {model.name} has layers 0..{model.n_layers - 1}")
