@@ -157,7 +157,7 @@ tr:hover td{background:#f5f8ff}
 .pager button{font-size:13px}
 .exact{color:#0a6b2d} .undec{color:#b25b00;font-weight:600} .bad{color:#b00020;font-weight:600}
 .pill{display:inline-block;border-radius:9px;padding:0 7px;font-size:12px;background:#eee}
-.summary td,.summary th{text-align:right} .summary td:first-child,.summary th:first-child,.summary td.l{text-align:left}
+.summary td,.summary th{text-align:right} .summary td:first-child,.summary th:first-child,.summary td.l,.summary th.l{text-align:left}
 #qk-status{display:none}
 """
 
@@ -331,11 +331,11 @@ function compareSection(){ var C=D.compare, sec=document.getElementById("compare
     var cap=document.createElement("caption"); cap.style.textAlign="left"; cap.style.fontWeight="600";
     cap.textContent=model+": "+S.rows+" rows — ok "+(S.verdicts.ok||0)+", flagged "+(S.verdicts.flagged||0)+", contradicts "+(S.verdicts.contradicts||0);
     t.appendChild(cap);
-    var hr=document.createElement("tr"); ["check","statement","theorem","ok","below resolution","contradicts","n/a"].forEach(function(x){
-      var th=document.createElement("th"); th.textContent=x; hr.appendChild(th); }); t.appendChild(hr);
+    var hr=document.createElement("tr"); ["check","statement","theorem","ok","below resolution","contradicts","n/a"].forEach(function(x,j){
+      var th=document.createElement("th"); th.textContent=x; if(j<3) th.className="l"; hr.appendChild(th); }); t.appendChild(hr);
     Object.keys(S.checks).forEach(function(c){ var r=document.createElement("tr");
       [c,C.checks[c].statement,C.checks[c].theorem,S.checks[c]["ok"]||0,S.checks[c]["below resolution"]||0,S.checks[c]["contradicts"]||0,S.checks[c]["n/a"]||0].forEach(function(x,j){
-        var d=document.createElement("td"); d.textContent=x; if(j===1) d.className="l"; if(j===5&&x>0) d.className="bad"; r.appendChild(d); });
+        var d=document.createElement("td"); d.textContent=x; if(j===1||j===2) d.className="l"; if(j===5&&x>0) d.className="bad"; r.appendChild(d); });
       t.appendChild(r); });
     sec.appendChild(t);
     if(Object.keys(S.judged).length){ var t2=document.createElement("table"); t2.className="summary"; t2.style.width="auto"; t2.style.marginBottom="12px";
@@ -347,7 +347,7 @@ function compareSection(){ var C=D.compare, sec=document.getElementById("compare
       sec.appendChild(t2); } });
   var R=C.rows; var h3=document.createElement("h2"); h3.textContent="Rows that are not plainly ok ("+C.n_listed+(C.truncated?", first "+(C.n_listed-C.truncated)+" listed":"")+")"; sec.appendChild(h3);
   var box=document.createElement("div"); box.style.maxHeight="480px"; box.style.overflow="auto";
-  var t=document.createElement("table"); var cols=["model","layer","head","verdict","model_verdict","findings"];
+  var t=document.createElement("table"); var cols=C.joined?["model","layer","head","verdict","model_verdict","findings"]:["model","layer","head","verdict","findings"];
   var sort=["layer",1]; var order=R.model.map(function(_,i){return i;});
   function fill(){ t.textContent=""; var hr=document.createElement("tr");
     cols.forEach(function(c){ var th=document.createElement("th"); th.textContent=c; if(c==="findings") th.className="l";
@@ -365,8 +365,9 @@ function status(drawn){ var el=document.getElementById(D.status_id);
 function init(){
   document.getElementById("title").textContent=D.title;
   var total=D.models.reduce(function(s,M){return s+M.heads;},0);
-  document.getElementById("subtitle").textContent=D.models.length+" model"+(D.models.length>1?"s":"")+", "+total+
-    " heads. Every value below was certified by qkverify (a exact; b, c, d exact on a decided face, else a certified interval); float64 figures are the authors' pipeline, shown beside, never deciding.";
+  document.getElementById("subtitle").textContent=D.models.length?D.models.length+" model"+(D.models.length>1?"s":"")+", "+total+
+    " heads. Every value below was certified by qkverify (a exact; b, c, d exact on a decided face, else a certified interval); float64 figures are the authors' pipeline, shown beside, never deciding.":
+    "An audit of a published float table against the theorems, within its pipeline's error model (no certified model joined: add --model).";
   var ms=document.getElementById("model");
   D.models.forEach(function(M,k){ var o=document.createElement("option"); o.value=String(k); o.textContent=M.name+" ("+M.heads+" heads)"; ms.appendChild(o); });
   if(D.models.length<2) document.getElementById("model-box").style.display="none";
