@@ -5,19 +5,27 @@ Families (tensor names as the transformers model classes write them; every
 family accepts the prefixes its model classes add, and exactly one prefix
 per checkpoint):
 
-=========  ==========================================  ==================================================
-family     model_type                                  query/key tensors of layer l
-=========  ==========================================  ==================================================
-bert       bert, roberta, xlm-roberta                  ``[bert.|roberta.]encoder.layer.l.attention.self.{query,key}.weight``
-opt        opt                                         ``[model.]decoder.layers.l.self_attn.{q,k}_proj.weight``
-llama      llama, mistral, mixtral, qwen2, qwen3,      ``[model.|language_model.model.|model.language_model.]layers.l.self_attn.{q,k}_proj.weight``
-           olmo2, gemma3_text, gemma3
-gptj       gptj                                        ``[transformer.]h.l.attn.{q,k}_proj.weight``
-gpt2       gpt2                                        ``[transformer.]h.l.attn.c_attn.weight`` (fused)
-bloom      bloom                                       ``[transformer.]h.l.self_attention.query_key_value.weight`` (fused, interleaved)
-gpt_neox   gpt_neox                                    ``[gpt_neox.]layers.l.attention.query_key_value.weight`` (fused, interleaved)
-mpt        mpt                                         ``[transformer.]blocks.l.attn.Wqkv.weight`` (fused, Q/K/V blocks)
-=========  ==========================================  ==================================================
+===========  ============================================  ==================================================
+family       model_type                                    query/key tensors of layer l
+===========  ============================================  ==================================================
+bert         bert, roberta, xlm-roberta                    ``[bert.|roberta.]encoder.layer.l.attention.self.{query,key}.weight``
+opt          opt                                           ``[model.]decoder.layers.l.self_attn.{q,k}_proj.weight``
+llama        llama, mistral, mixtral, qwen2, qwen2_moe,    ``[model.|language_model.model.|model.language_model.]layers.l.self_attn.{q,k}_proj.weight``
+             qwen3, olmo2, gemma2, gemma3_text, gemma3,
+             phi, stablelm, starcoder2
+phi3         phi3                                          ``[model.]layers.l.self_attn.qkv_proj.weight`` (fused, Q, K, V blocks)
+gptj         gptj                                          ``[transformer.]h.l.attn.{q,k}_proj.weight``
+gpt2         gpt2                                          ``[transformer.]h.l.attn.c_attn.weight`` (fused)
+gpt_bigcode  gpt_bigcode                                   ``[transformer.]h.l.attn.c_attn.weight`` (fused Linear: multi-query blocks or per head)
+bloom        bloom                                         ``[transformer.]h.l.self_attention.query_key_value.weight`` (fused, interleaved)
+falcon       falcon, RefinedWeb, RefinedWebModel           ``[transformer.]h.l.self_attention.query_key_value.weight`` (multi-query, per head, or grouped)
+gpt_neox     gpt_neox                                      ``[gpt_neox.]layers.l.attention.query_key_value.weight`` (fused, interleaved)
+mpt          mpt                                           ``[transformer.]blocks.l.attn.Wqkv.weight`` (fused, Q/K/V blocks)
+distilbert   distilbert                                    ``[distilbert.]transformer.layer.l.attention.{q,k}_lin.weight``
+t5           t5, mt5                                       ``{encoder,decoder}.block.b.layer.0.SelfAttention.{q,k}.weight`` (encoder blocks, then decoder blocks)
+===========  ============================================  ==================================================
+
+A layout file (:func:`read_layout`, ``--layout FILE``) describes any other checkpoint.
 
 How a head is cut out (H query heads, KV key/value heads, d = d_head,
 N = d_model, query head h uses key head g = h // (H/KV)):
@@ -36,8 +44,13 @@ N = d_model, query head h uses key head g = h // (H/KV)):
   ``[q_i; k_i; v_i]`` (d rows each): W_Q = rows 3·h·d : 3·h·d + d,
   W_K = rows 3·h·d + d : 3·h·d + 2d (transformers views the fused output as
   ``(H, 3, d)`` resp. ``(H, 3·d)``);
-* MPT ``Wqkv``: ``[H·d + 2·KV·d, N]``, blocks Q, K, V: W_Q = rows h·d:(h+1)·d,
-  W_K = rows H·d + g·d : H·d + (g+1)·d.
+* MPT ``Wqkv``, Phi-3 ``qkv_proj``, multi-query Falcon and GPT-BigCode (KV = 1):
+  ``[H·d + 2·KV·d, N]``, blocks Q, K, V: W_Q = rows h·d:(h+1)·d,
+  W_K = rows H·d + g·d : H·d + (g+1)·d;
+* Falcon's ``new_decoder_architecture``: per key head g a group of (r + 2)·d rows,
+  r = H/KV: its query heads, k_g, v_g (transformers views the output as
+  ``(KV, r + 2, d)``): W_Q = rows g(r+2)d + (h mod r)d …, W_K = rows g(r+2)d + rd …;
+  GPT-BigCode without multi_query is interleaved per head (a view ``(H, 3d)``).
 
 Biases (``….bias`` beside the weight) are sliced with the same indices.
 
