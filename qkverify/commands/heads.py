@@ -39,8 +39,9 @@ def _cores() -> int:
 def add_arguments(p) -> None:
     """Register the options of ``qkverify heads`` on an argparse parser."""
     p.add_argument("model", nargs="*", default=None,
-                   help="weights (.safetensors file/dir, .gguf, TransformerLens .npz) or a known model "
-                        "(all-MiniLM-L6-v2 [default], SmolLM2-135M-Instruct); several give a combined table")
+                   help="weights (.safetensors file/dir, .gguf, TransformerLens .npz), a known model "
+                        "(all-MiniLM-L6-v2 [default], SmolLM2-135M-Instruct) or a Hugging Face hub id (org/name) "
+                        "held by the local Hugging Face cache (never downloaded); several give a combined table")
     p.add_argument("--out", default=None,
                    help="output directory (default certificates/heads/<model>/; with several models "
                         "<out>/<model>/ and the combined table in <out>, default certificates/heads)")
@@ -58,6 +59,13 @@ def add_arguments(p) -> None:
                    help="accept a model that normalises q and k after the projections (q_norm/k_norm: Qwen3, "
                         "OLMo2, Gemma 3), whose score is not a fixed bilinear form, and analyse the "
                         "pre-normalisation W_Kᵀ W_Q (every output labels it score = pre_norm_qk); refused without")
+    p.add_argument("--pre-softcap", action="store_true",
+                   help="accept a model that soft-caps its attention logits (Gemma 2: score = c·tanh(s/c)) and "
+                        "analyse the bilinear form s inside the cap (labelled score = pre_softcap); refused without")
+    p.add_argument("--layout", metavar="FILE", default=None,
+                   help="a layout file (TOML or JSON: tensor-name templates per layer, fused order, key head of "
+                        "each query head; see the README, Models) for a safetensors checkpoint whose model_type "
+                        "qkverify has no layout for")
     p.add_argument("--biaffine-vectors", action="store_true",
                    help="with query/key biases, write the exact linear terms W_Kᵀ b_Q and W_Qᵀ b_K in full into "
                         "heads.json (default: their exact squared norms and SHA-256)")
@@ -121,6 +129,9 @@ def _model_notes(meta: dict) -> list[str]:
     if "pre_norm_qk" in score:
         out.append(f"note: {meta.get('qk_norm')}: the score is not a fixed bilinear form; every head above is the "
                    "PRE-NORMALISATION W_Kᵀ W_Q (score = pre_norm_qk in heads.csv/heads.json)")
+    if "pre_softcap" in score:
+        out.append(f"note: {meta.get('softcap')}: every head above is the bilinear form s INSIDE the cap "
+                   "(score = pre_softcap in heads.csv/heads.json)")
     if "biaffine" in score:
         out.append("note: query/key biases present: the score is biaffine (Lemma 1) and the analysis is of its "
                    "bilinear part W_Kᵀ W_Q; the linear terms and constant are per head in heads.json (biaffine)")
@@ -133,6 +144,10 @@ def _folder_name(spec: str | None) -> str | None:
     not the stem of a file inside it."""
     if spec is None:
         return None
+    from ..models.hub import hub_name
+
+    if hub_name(spec):                 # a Hugging Face cache folder or snapshot: its org/name
+        return hub_name(spec)
     p = Path(spec)
     if not p.is_dir():
         return None
@@ -264,7 +279,8 @@ def _one_model(spec, layers, cfg, args, base: Path, multi: bool, client) -> tupl
     from ..io.outputs import probe_output_dir
 
     pre_norm = bool(getattr(args, "pre_norm_qk", False))
-    model = load_model(spec, args.n_heads, args.n_kv_heads, name=_folder_name(spec), pre_norm_qk=pre_norm)
+    model = load_model(spec, args.n_heads, args.n_kv_heads, name=_folder_name(spec), pre_norm_qk=pre_norm,
+                       pre_softcap=bool(getattr(args, "pre_softcap", False)), layout=getattr(args, "layout", None))
     if layers is not None:
         bad = [l for l in layers if l >= model.n_layers]
         if bad:
@@ -276,7 +292,8 @@ def _one_model(spec, layers, cfg, args, base: Path, multi: bool, client) -> tupl
     probe_output_dir(out)
     meta = model.describe()
     meta["layers"] = layers if layers is not None else list(range(model.n_layers))
-    ref = ModelRef(str(model.path), model.sha256, args.n_heads, args.n_kv_heads, model.name, pre_norm)
+    ref = ModelRef(str(model.path), model.sha256, args.n_heads, args.n_kv_heads, model.name, pre_norm,
+                   tuple(sorted(model.options.items())))
     register(ref, model)
     results: list[dict] = []
     n_cert = 0
