@@ -707,7 +707,8 @@ def _providers(gd: GramData, budget: Budget) -> list[_Provider]:
                                                target_bits=prec - 64, max_steps=10), m)
         return run
 
-    return [_Provider("float", lambda: Pass1(gd, gram_float()), fast=True), _Provider("sliced", sliced), _Provider("sliced-exact", sliced_exact), _Provider("exact-products", exact_products),
+    return [_Provider("float", lambda g=None: Pass1(gd, gram_float(), spacing_exp=g), fast=True),
+            _Provider("sliced", sliced), _Provider("sliced-exact", sliced_exact), _Provider("exact-products", exact_products),
             _Provider("arb-256", arb_route(256)), _Provider("arb-640", arb_route(640))]
 
 
@@ -781,7 +782,7 @@ def head_spectrum(gd: GramData, rank: int, digits: int = 9, budget: Budget | Non
         notes_diag = []
         if providers[0].fast:
             try:
-                fast = providers.pop(0).run()
+                fast = providers.pop(0).run(g)
             except EnclosureFailed as err:
                 notes_diag.append(f"float enclosure: {err}")
     else:
@@ -802,7 +803,7 @@ def head_spectrum(gd: GramData, rank: int, digits: int = 9, budget: Budget | Non
         kl = np.floor(np.ldexp(fast.lo, sc - g))
         kh = np.floor(np.ldexp(fast.hi, sc - g))
         same = kl == kh
-        if 4 * int(np.count_nonzero(~same)) > k_nz:
+        if 4 * int(np.count_nonzero(~same)) > k_nz and not fast.exact_p:
             # an ill-conditioned head: the float product ĜY limits the bounds; the same basis with
             # ĜY exact (digits) before the Newton route
             try:

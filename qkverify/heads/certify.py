@@ -252,9 +252,13 @@ def _row_stage(rec: HeadRecord, hs: HeadSpectrum, rank: int, method: str, direct
     row["lambda_max"] = _float(fmpq(cb[0][0] + cb[0][1], 2) * unit) if cb else 0.0
     row["lambda_min"] = _float(fmpq(cb[-1][0] + cb[-1][1], 2) * unit) if cb else 0.0
     row["route"] = "cells"
-    # (hi − lo)/max(|lo|, |hi|) is largest for the cell nearest 0: its width over its far end
-    rel = [fmpq(hi - lo, max(abs(lo), abs(hi))) for lo, hi in cb if max(abs(lo), abs(hi)) != 0]
-    row["enclosure_rel_width_max"] = _sig6(_float(max(rel))) if rel else 0.0
+    # the largest (hi − lo)/max(|lo|, |hi|), compared by cross-multiplication in integers
+    best = None
+    for lo, hi in cb:
+        d = max(abs(lo), abs(hi))
+        if d and (best is None or (hi - lo) * best[1] > best[0] * d):
+            best = (hi - lo, d)
+    row["enclosure_rel_width_max"] = _sig6(_float(fmpq(*best))) if best else 0.0
     return row
 
 

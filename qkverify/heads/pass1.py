@@ -89,7 +89,8 @@ class Pass1:
     diagonals and returns their exact rational enclosures (μ units ×2^(−s)).
     Raises EnclosureFailed when the bounds do not close."""
 
-    def __init__(self, gd: GramData, Gm_s: tuple, exact_p: bool = False, Y: _Basis | None = None):
+    def __init__(self, gd: GramData, Gm_s: tuple, exact_p: bool = False, Y: _Basis | None = None,
+                 spacing_exp: int | None = None):
         n = gd.n
         m = 2 * n
         Gm, Gr, s = Gm_s
@@ -124,6 +125,14 @@ class Pass1:
         if not (np.all(np.isfinite(P)) and np.all(np.isfinite(E))):
             raise EnclosureFailed("Ĝ·Y beyond the float64 range")
         pi = _colnorm_up(_up(E * (1.0 + 2 * gm)))
+        if not exact_p and spacing_exp is not None:
+            # the diagonal radius ‖p_i‖π_i alone tells an ill-conditioned head: when it exceeds a
+            # quarter of the grid spacing for over a quarter of the eigenvalues, ĜY is taken exactly
+            pn0 = np.sqrt(np.einsum("ij,ij->j", P, P))
+            wide = np.ldexp(pn0 * pi, s + 1 - spacing_exp) > 0.25
+            if 4 * int(np.count_nonzero(wide)) > m:
+                self.__init__(gd, Gm_s, exact_p=True, Y=Y)
+                return
         pn = _colnorm_up(P)
         yn = _colnorm_up(Ym)
         A, gn = _bmul(P[:n].T, P[n:])
