@@ -535,6 +535,8 @@ def gram_data(W_Q: np.ndarray, W_K: np.ndarray) -> GramData:
     else:
         M = np.concatenate([np.asarray(W_K, np.float64), np.asarray(W_Q, np.float64)], axis=0)
         slices, b, e, Zi = _dyadic(M, N, 24 if f32 else 53)
+        if Zi is not None:              # an integer matrix below 2^62 (float64, dequantised GGUF): the blocked route
+            parts = _window_parts(Zi)
     if parts is None:
         parts = _slice_parts(slices, b, n2)
     gd = GramData(n, N, e, slices, b, parts, 0, 0)
