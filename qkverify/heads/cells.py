@@ -46,11 +46,16 @@ budget) proves α_j = β_j.
 
 Finding a cell.  A rigorous but machine-dependent enclosure [l, u] of the
 i-th largest eigenvalue gives its cell at once when l and u fall in the same
-cell.  When a grid point t lies in (l, u], the side of ν vs t is decided
-rigorously: first by tighter enclosures (exact integer products, then arb
-ball arithmetic at growing precision, all with Weyl/Kato–Temple bounds), and
-as a last resort by the exact count N≥(t) of charpoly(X) (``ν_i ≥ t`` iff
-N≥(t) > i for the i-th largest).  Any rigorous method gives the same
+cell.  The first enclosure is the float pass of :mod:`.pass1` (ĜY in float,
+or exact in digits for an ill-conditioned head); its base cells and
+one-level refinements are decided in bulk from the float endpoints (an exact
+power-of-two scaling and a floor), and an eigenvalue whose interval holds a
+grid point gets exact diagonals (Kato–Temple on them, ``Pass1.refine``).
+When a grid point t still lies in (l, u], the side of ν vs t is decided
+rigorously: by tighter enclosures (the Newton route of :mod:`.sliced` with
+exact products, then arb ball arithmetic at growing precision, all with
+Weyl/Kato–Temple bounds), and as a last resort by the exact count N≥(t) of
+charpoly(X) (``ν_i ≥ t`` iff N≥(t) > i for the i-th largest).  Any rigorous method gives the same
 answer, so the cells do not depend on BLAS, CPU or thread count.  How often
 each path decided is counted in :attr:`HeadSpectrum.stats`.
 """

@@ -11,6 +11,11 @@ below 2^53 in absolute value, so BLAS computes it exactly in float64
 whatever the summation order (an "error-free" splitting in the style of
 Ozaki et al.).  The slices' products are combined in Python integers, giving
 G·2^{-2e} = Z Zᵀ exactly.  No decimal strings, no rounding anywhere.
+
+When Z fits in int64 (every float32 head, and float64 weights spanning at
+most 62 binary orders) :func:`_window_parts` does this with two slices
+over blocks of columns and three symmetric rank-k updates per block
+(Karatsuba), the few columns outside the two slices' window apart.
 """
 
 from __future__ import annotations
