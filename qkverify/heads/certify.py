@@ -185,9 +185,13 @@ def _exact_signature_stage(rec: HeadRecord, g: GramData, hs: HeadSpectrum, rank:
     if opt.direct:
         bits = g.gram_bits() + 2          # |(Z_Kᵀ Z_Q)_ij| ≤ max diag(Z Zᵀ) (Cauchy–Schwarz)
         try:
-            (opt.check_budget or opt.budget).direct(N, bits)
+            if opt.check_budget is not None:
+                opt.check_budget.check(f"direct {N}x{N} route (a cross-check)", charpoly_cost(N, bits),
+                                       "raise --check-seconds / --budget-memory to run it")
+            else:
+                opt.budget.direct(N, bits)
         except RouteSkipped as err:
-            notes.append(f"{err}; --check-seconds inf --budget-memory inf (or --force-routes) runs it")
+            notes.append(str(err))
             direct = "skipped"
         else:
             Zi = g.Z_int()
