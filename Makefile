@@ -18,7 +18,7 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 audit: $(STAMP)
-	$(BIN)/qkverify audit
+	$(BIN)/qkverify audit --out certificates
 
 # the suite runs on every core (pytest-xdist; a test file stays on one worker)
 test: $(STAMP)

@@ -10,17 +10,18 @@ rational ``p/q`` in the JSON table), the float columns are display values.
 
 from __future__ import annotations
 
-import csv
-import json
 from pathlib import Path
 
 import numpy as np
 
+from ..io.outputs import atomic_savefig, atomic_write_csv, atomic_write_json
+
 COLUMNS = [
-    "model", "layer", "head", "kv_head", "N", "n", "rank_M", "n_pos", "n_neg", "n_zero",
-    "a", "b", "b_lo", "b_hi", "c", "c_lo", "c_hi", "d", "d_lo", "d_hi",
+    "model", "layer", "head", "kv_head", "d_model", "d_head", "rank_M", "n_pos", "n_neg", "n_zero",
+    "a", "a_exact", "b", "b_lo", "b_hi", "c", "c_lo", "c_hi", "d", "d_lo", "d_hi",
     "face_b0", "face_c0", "face_d0",
-    "symmetric_energy", "random_baseline", "energy_above_baseline",
+    "symmetric_energy", "symmetric_energy_exact", "random_baseline", "random_baseline_exact",
+    "energy_above_baseline",
     "pairing", "pairing_lo", "pairing_hi", "rho", "rho_lo", "rho_hi",
     "pairing_bound", "pairing_bound_lo", "pairing_bound_hi",
     "pairing_gap", "pairing_gap_lo", "pairing_gap_hi",
@@ -31,11 +32,15 @@ COLUMNS = [
     # from the loader (qkverify.models HeadRecord.table_fields): what L = W_Kᵀ W_Q is for this model
     "score", "positional", "bias_const", "bias_lin_key_norm", "bias_lin_query_norm",
 ]
+#: output column -> key of the row the certifier returns (N and n inside the code, the field's
+#: names d_model and d_head in every file and on the terminal)
+ROW_KEY = {"d_model": "N", "d_head": "n"}
 # timings are printed by the command, not stored: the table is reproducible byte for byte
-JSON_EXTRA = ["a_exact", "symmetric_energy_exact", "layout", "biaffine"]
+JSON_EXTRA = ["layout", "biaffine"]
 #: what the JSON table says about the float64_* columns
 FLOAT_NOTE = ("float64_* columns: the authors' float64 pipeline, display only (6 significant digits); "
-              "they decide nothing and are never in a certificate")
+              "they decide nothing and are never in a certificate; a value and its *_exact column: the "
+              "float is the nearest double of the exact rational; *_lo, *_hi: certified enclosures")
 
 #: the combined survey table uses the authors' column names (their
 #: scripts/survey_results/head_statistics.csv) for the quantities qkverify
@@ -44,8 +49,22 @@ FLOAT_NOTE = ("float64_* columns: the authors' float64 pipeline, display only (6
 AUTHORS_COLUMNS = ["model", "layer", "head", "kv_head", "dim", "symmetric_energy", "pairing", "rho",
                    "pairing_bound", "pairing_gap", "n_pos", "n_neg", "n_zero", "a", "b", "c", "d",
                    "b_sym", "c_sym", "d_sym"]
-SURVEY_EXTRA = ["N", "n", "rank_M", "a_exact", "b_lo", "b_hi", "c_lo", "c_hi", "d_lo", "d_hi",
+SURVEY_EXTRA = ["d_model", "d_head", "rank_M", "a_exact", "b_lo", "b_hi", "c_lo", "c_hi", "d_lo", "d_hi",
                 "face_b0", "face_c0", "face_d0", "pairing_lo", "pairing_hi", "float64_disagrees", "float64_flags"]
+
+
+def output_row(r: dict) -> dict:
+    """A certifier's row in the files' vocabulary: ``d_model``/``d_head`` for
+    N/n, and ``random_baseline`` as a number beside its exact
+    ``random_baseline_exact``."""
+    out = {c: r.get(ROW_KEY.get(c, c)) for c in COLUMNS + JSON_EXTRA if ROW_KEY.get(c, c) in r}
+    rb = r.get("random_baseline")
+    if isinstance(rb, str) and rb:
+        from fractions import Fraction
+
+        out["random_baseline_exact"] = rb
+        out["random_baseline"] = float(Fraction(rb))
+    return out
 
 
 def _cell(v):
@@ -61,39 +80,28 @@ def _cell(v):
 
 
 def write_csv(rows: list[dict], path: str | Path) -> None:
-    """One row per head, columns :data:`COLUMNS` (missing values empty)."""
-    import io
-
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    buf = io.StringIO(newline="")
-    w = csv.writer(buf)
-    w.writerow(COLUMNS)
-    for r in rows:
-        w.writerow([_cell(r.get(c)) for c in COLUMNS])
-    _atomic_text(p, buf.getvalue())
+    """One row per head, columns :data:`COLUMNS` (missing values empty; LF line
+    endings; numbers as numbers), written atomically."""
+    atomic_write_csv(path, COLUMNS, [[_cell(o.get(c)) for c in COLUMNS] for o in map(output_row, rows)])
 
 
 def write_json(rows: list[dict], meta: dict, path: str | Path) -> None:
     """{"model": meta, "columns": [...], "rows": [...]} with the exact extras."""
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_json(path, table_document(rows, meta))
+
+
+def table_document(rows: list[dict], meta: dict) -> dict:
+    """The heads.json document: {"model": meta, "columns", "display_only", "rows"}."""
     cols = COLUMNS + JSON_EXTRA
-    doc = {"model": meta, "columns": cols, "display_only": FLOAT_NOTE,
-           "rows": [{c: r.get(c) for c in cols if c in r} for r in rows]}
-    _atomic_text(p, json.dumps(doc, indent=1, ensure_ascii=False, sort_keys=False) + "\n")
-
-
-def _atomic_text(p: Path, text: str) -> None:
-    tmp = p.with_name(f".{p.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(p)
+    return {"model": meta, "columns": cols, "display_only": FLOAT_NOTE,
+            "rows": [{c: r.get(c) for c in cols if c in r} for r in rows]}
 
 
 def survey_row(r: dict) -> dict:
     """One row of the combined table (authors' column names, see
     :data:`AUTHORS_COLUMNS`), from a head row."""
-    out = {k: r.get(k) for k in AUTHORS_COLUMNS + SURVEY_EXTRA if k in r}
+    o = output_row(r)
+    out = {k: o.get(k) for k in AUTHORS_COLUMNS + SURVEY_EXTRA if k in o}
     out["dim"] = 2 * r["n"]
     out["n_zero"] = 2 * r["n"] - r["n_pos"] - r["n_neg"]
     s = r.get("symmetric_energy")
@@ -105,15 +113,8 @@ def survey_row(r: dict) -> dict:
 
 def write_survey(rows: list[dict], path: str | Path) -> None:
     """The combined table of several models (CSV, authors' column names first)."""
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
     cols = AUTHORS_COLUMNS + SURVEY_EXTRA
-    with open(p, "w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
-        w.writerow(cols)
-        for r in rows:
-            sr = survey_row(r)
-            w.writerow([_cell(sr.get(c)) for c in cols])
+    atomic_write_csv(path, cols, [[_cell(survey_row(r).get(c)) for c in cols] for r in rows])
 
 
 def model_summary(rows: list[dict]) -> dict:
@@ -135,23 +136,76 @@ def model_summary(rows: list[dict]) -> dict:
     return {"heads": len(rows), "signatures": sig, "faces": faces, "float64_disagrees": dis}
 
 
+def _faces(r: dict) -> str:
+    """The exact faces of a head's profile: ``b=0,c=0``, ``-`` (interior) or ``?`` (undecided)."""
+    return ",".join(k for k, key in (("b=0", "face_b0"), ("c=0", "face_c0"), ("d=0", "face_d0"))
+                    if r.get(key) is True) or ("?" if "undecided" in (r.get("face_c0"), r.get("face_d0")) else "-")
+
+
+#: at most this many heads are listed one per line on the terminal; more are summarised per layer
+PER_HEAD_LINES = 16
+
+
 def summary_lines(rows: list[dict]) -> list[str]:
-    """A compact text table for the terminal."""
+    """What the terminal shows (within 100 columns; the full table is heads.csv):
+    one line per head for a few heads, else one line per layer."""
     from ..io.text import table
 
-    def f(x, k=6):
+    def f(x, k=4):
         return "" if x in (None, "") else f"{float(x):.{k}f}"
 
-    out = []
+    if len(rows) <= PER_HEAD_LINES:
+        body = [[r["layer"], r["head"], r["kv_head"], f"({r['n_pos']},{r['n_neg']},{r['n_zero']})",
+                 f(r.get("a")), f(r.get("b")), f(r.get("c")), f(r.get("d")), _faces(r),
+                 f(r.get("pairing")), f(r.get("pairing_gap"))] for r in rows]
+        return table(body, ["layer", "head", "kv_head", "signature", "a", "b", "c", "d", "faces", "pairing",
+                            "pairing_gap"], right=(0, 1, 2)).splitlines()
+    by_layer: dict = {}
     for r in rows:
-        faces = ",".join(k for k, key in (("b=0", "face_b0"), ("c=0", "face_c0"), ("d=0", "face_d0"))
-                         if r.get(key) is True) or ("?" if "undecided" in (r.get("face_c0"), r.get("face_d0")) else "-")
-        out.append([r["layer"], r["head"], r["kv_head"], f"({r['n_pos']},{r['n_neg']},{r['n_zero']})",
-                    f(r.get("a")), f(r.get("b")), f(r.get("c")), f(r.get("d")), faces,
-                    f(r.get("symmetric_energy")), f(r.get("pairing")), f(r.get("rho"), 4), f(r.get("pairing_gap")),
-                    r.get("float64_flags") or ""])
-    return table(out, ["layer", "head", "kv", "signature", "a", "b", "c", "d", "faces", "1-a", "pairing",
-                       "rho", "gap", "float64 disagrees"]).splitlines()
+        by_layer.setdefault(r["layer"], []).append(r)
+    body = []
+    for l, rs in sorted(by_layer.items()):
+        sig: dict = {}
+        for r in rs:
+            k = f"({r['n_pos']},{r['n_neg']},{r['n_zero']})"
+            sig[k] = sig.get(k, 0) + 1
+        a = [float(r["a"]) for r in rs if r.get("a") not in (None, "")]
+        faces = {k: sum(1 for r in rs if r.get(key) is True) for k, key in (("b=0", "face_b0"), ("c=0", "face_c0"),
+                                                                          ("d=0", "face_d0"))}
+        body.append([l, len(rs), ", ".join(f"{k}×{v}" if v > 1 else k for k, v in sorted(sig.items())),
+                     f"{min(a):.4f}" if a else "", f"{max(a):.4f}" if a else "",
+                     " ".join(f"{k}:{v}" for k, v in faces.items() if v) or "-",
+                     sum(1 for r in rs if r.get("float64_disagrees"))])
+    return table(body, ["layer", "heads", "signatures (n_pos,n_neg,n_zero)", "a min", "a max", "faces",
+                        "float64 disagrees"], right=(0, 1, 3, 4, 6)).splitlines()
+
+
+def theorem3_summary(results: list[dict]) -> tuple[str, list[str]]:
+    """(sentence, keys of the heads it does not apply to): how many heads have
+    Theorem 3's signature (d_head, d_head, d_model − 2·d_head) certified, and
+    why the others are not (a degenerate head: rank [W_K; W_Q] < 2·d_head,
+    so the theorem does not apply; or a contradiction, a bug).
+
+    >>> theorem3_summary([{"verdict": "holds", "row": {"layer": 0, "head": 0, "rank_M": 4, "n": 2}},
+    ...                   {"verdict": "undecided", "row": {"layer": 0, "head": 1, "rank_M": 3, "n": 2}}])[0]
+    'Theorem 3 (signature (d_head, d_head, d_model − 2·d_head)) certified on 1 of 2 heads; it does not apply to 1: 1 head is degenerate (rank [W_K; W_Q] < 2·d_head): L0H1'
+    """
+    holds = [r for r in results if r["verdict"] == "holds"]
+    degenerate = [r for r in results if r["verdict"] != "holds" and r["row"].get("rank_M") is not None
+                  and r["row"]["rank_M"] < 2 * r["row"]["n"]]
+    other = [r for r in results if r["verdict"] != "holds" and r not in degenerate]
+    key = lambda r: f"L{r['row']['layer']}H{r['row']['head']}"  # noqa: E731
+    text = (f"Theorem 3 (signature (d_head, d_head, d_model − 2·d_head)) certified on {len(holds)} of "
+            f"{len(results)} heads")
+    if degenerate:
+        names = [key(r) for r in degenerate]
+        shown = ", ".join(names[:8]) + (f", … ({len(names) - 8} more in heads.csv)" if len(names) > 8 else "")
+        text += (f"; it does not apply to {len(degenerate)}: {len(degenerate)} "
+                 f"head{' is' if len(degenerate) == 1 else 's are'} degenerate (rank [W_K; W_Q] < 2·d_head): {shown}")
+    if other:
+        text += (f"; {len(other)} contradict{'s' if len(other) == 1 else ''} it (a bug, please report): "
+                 + ", ".join(key(r) for r in other[:8]))
+    return text, [key(r) for r in degenerate]
 
 
 def plot(rows: list[dict], path: str | Path, title: str, N: int) -> None:
