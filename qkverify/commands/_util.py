@@ -17,7 +17,7 @@ __all__ = ["echo", "print_json", "progress", "table", "wrap", "parse_indices", "
 #: low enough that the largest allowed run answers (or is refused) on one machine.
 CAPS = {
     "budget": 10**5,       # search / probes: inputs tried per declaration or hypothesis
-    "jobs": 256,           # worker processes
+    "jobs": 64,            # worker processes
     "samples": 10**6,      # Monte Carlo / simulation samples
     "d": 1024,             # matrix sizes of ginibre / simulate
     "n": 10**4,            # tokens of simulate

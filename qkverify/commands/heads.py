@@ -26,7 +26,7 @@ from pathlib import Path
 from ..errors import QKInputError
 
 #: cap on --jobs (a process each; more than this is a typing slip, not a machine)
-MAX_JOBS = 256
+MAX_JOBS = 64
 
 NAME = "heads"
 HELP = "certify every attention head of one or more models (default: all-MiniLM-L6-v2): signature, profile, pairing"

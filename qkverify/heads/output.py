@@ -221,7 +221,10 @@ def plot(rows: list[dict], path: str | Path, title: str, N: int) -> None:
     on the random baseline a₀ = (N−1)/(2N) (Prop 5: E[1 − a] = (N+1)/(2N)):
     blue heads are more symmetric than a random matrix, red ones more skew.
     Heads are labelled ``H<h>`` (one layer) or ``L<l>H<h>`` wherever a label
-    meets no other label and no point.  Floats are display values only.
+    meets no other label, no corner name and no point.  An antisymmetric head
+    (a = 1: S = 0, so (b, c, d) = 0) has no point on the simplex: it is listed
+    under the triangle, never drawn at a corner.  The colour scale stays in
+    [0, 1] (a is a fraction).  Floats are display values only.
 
     rows  -- table rows (``layer``, ``head``, ``a``, ``b``, ``c``, ``d``);
              rows without ``b`` are skipped
@@ -232,11 +235,10 @@ def plot(rows: list[dict], path: str | Path, title: str, N: int) -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from matplotlib.colors import Normalize
+    from matplotlib.colors import TwoSlopeNorm
 
     rows = [r for r in rows if r.get("b") not in (None, "")]
     p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
     layer_ids = sorted({int(r["layer"]) for r in rows})
     head_ids = sorted({int(r["head"]) for r in rows})
     n_l, n_h = max(len(layer_ids), 1), max(len(head_ids), 1)
@@ -246,26 +248,34 @@ def plot(rows: list[dict], path: str | Path, title: str, N: int) -> None:
     gs = fig.add_gridspec(1, 3, width_ratios=[1.5, 1.0, 0.035], wspace=0.18)
     ax1, ax2, cax = fig.add_subplot(gs[0, 0]), fig.add_subplot(gs[0, 1]), fig.add_subplot(gs[0, 2])
     base = (N - 1) / (2 * N)
-    fig.suptitle(title + f"; random baseline a₀ = (N−1)/(2N) = {base:.4f}", fontsize=11)
+    fig.suptitle(title + f"; random baseline a₀ = (d_model − 1)/(2·d_model) = {base:.4f}", fontsize=11)
     if not rows:
         for ax in (ax1, ax2, cax):
             ax.axis("off")
         ax2.text(0.5, 0.5, "no head with a profile", ha="center", va="center")
-        fig.savefig(p, dpi=120)
+        atomic_savefig(fig, p, dpi=120)
         plt.close(fig)
         return
 
     labels = [f"H{r['head']}" if one_layer else f"L{r['layer']}H{r['head']}" for r in rows]
-    a = np.array([float(r["a"]) for r in rows])
-    s = 1.0 - a
-    s[s == 0] = 1.0  # a = 1: L antisymmetric, (b, c, d) = 0; drawn at the b corner
+    a_all = np.array([float(r["a"]) for r in rows])
+    # a = 1 exactly (the exact column when there is one): L antisymmetric, S = 0, no point on the simplex
+    skew = [i for i, r in enumerate(rows) if str(r.get("a_exact", "")) == "1" or
+            (r.get("a_exact") in (None, "") and float(r["a"]) == 1.0)]
+    on = [i for i in range(len(rows)) if i not in skew]
+    s = 1.0 - a_all
+    s[skew] = 1.0
     b = np.array([float(r["b"]) for r in rows]) / s
     c = np.array([float(r["c"]) for r in rows]) / s
     d = np.array([float(r["d"]) for r in rows]) / s
     x = c + 0.5 * d
     y = (np.sqrt(3) / 2) * d
+    x[skew] = np.nan
+    y[skew] = np.nan
+    a = a_all
     half = max(float(np.max(np.abs(a - base))), 1e-3) * 1.05
-    norm = Normalize(vmin=base - half, vmax=base + half)
+    # a diverging scale centred on the baseline, clipped to [0, 1] (a is a fraction of ‖L‖²)
+    norm = TwoSlopeNorm(vcenter=base, vmin=max(0.0, base - half), vmax=min(1.0, base + half))
     cmap = plt.get_cmap("coolwarm")
 
     def place_labels(ax, idx, size=7.5, draw=True):
@@ -275,12 +285,14 @@ def plot(rows: list[dict], path: str | Path, title: str, N: int) -> None:
         labelled indices (``draw=False``: only which would be)."""
         fig.canvas.draw()
         tr = ax.transData
-        pts = tr.transform(np.column_stack([x, y]))
+        pts = tr.transform(np.column_stack([np.nan_to_num(x, nan=-1e9), np.nan_to_num(y, nan=-1e9)]))
         axbox = ax.get_window_extent()
         px = size * fig.dpi / 72.0
         r_pt = 3.5 * fig.dpi / 72.0
-        kept, done = [], set()
-        for i in sorted(idx, key=lambda k: (-pts[k, 1], pts[k, 0])):
+        # the corner names (and any other text already on the axes) are obstacles too
+        kept = [tuple(t.get_window_extent().extents) for t in ax.texts]
+        done = set()
+        for i in sorted((k for k in idx if k not in skew), key=lambda k: (-pts[k, 1], pts[k, 0])):
             w, h = 0.62 * px * len(labels[i]) + 2, px + 2
             x0, y0 = pts[i]
             for dx, dy in ((5, 1), (5, -h - 1), (-w - 5, 1), (-w - 5, -h - 1), (-w / 2, 6), (-w / 2, -h - 6),
@@ -305,7 +317,7 @@ def plot(rows: list[dict], path: str | Path, title: str, N: int) -> None:
     def draw_simplex(ax, lw=1.0, size=32):
         tri = np.array([[0, 0], [1, 0], [0.5, np.sqrt(3) / 2], [0, 0]])
         ax.plot(tri[:, 0], tri[:, 1], color="0.35", lw=lw, zorder=1)
-        ax.scatter(x, y, c=a, cmap=cmap, norm=norm, s=size, edgecolor="k", linewidth=0.4, zorder=3)
+        ax.scatter(x[on], y[on], c=a[on], cmap=cmap, norm=norm, s=size, edgecolor="k", linewidth=0.4, zorder=3)
 
     # ---- left: the simplex ---------------------------------------------------------------------
     draw_simplex(ax1)
@@ -318,12 +330,19 @@ def plot(rows: list[dict], path: str | Path, title: str, N: int) -> None:
     ax1.set_aspect("equal")
     ax1.axis("off")
     ax1.set_title("(b, c, d)/(1 − a) on the simplex; colour: a", fontsize=10)
-    everyone = range(len(rows))
+    if skew:
+        names = [labels[i] for i in skew]
+        shown = ", ".join(names[:10]) + (f", … ({len(names) - 10} more)" if len(names) > 10 else "")
+        ax1.set_ylim(-0.36, top + 0.12)
+        ax1.text(0.5, -0.17, f"a = 1 (L antisymmetric, S = 0: no point on the simplex): {shown}",
+                 ha="center", va="top", fontsize=7.5, color="0.15",
+                 bbox=dict(boxstyle="round,pad=0.3", fc=cmap(norm(1.0)), alpha=0.35, ec="0.5"))
+    everyone = [i for i in range(len(rows)) if i not in skew]
     fits = place_labels(ax1, everyone, draw=False)
     crowd = [i for i in everyone if i not in fits]
     labelled: set = set()
     zoomed = False
-    if crowd and len(rows) > 1:
+    if crowd and len(everyone) > 1:
         span = max(np.ptp(x[crowd]), np.ptp(y[crowd]))
         if span < 0.35:  # one crowded region: magnify it, with the heads around it
             mx, my = float(np.mean(x[crowd])), float(np.mean(y[crowd]))
@@ -340,15 +359,17 @@ def plot(rows: list[dict], path: str | Path, title: str, N: int) -> None:
             ins.set_xlim(cx - hw, cx + hw)
             ins.set_ylim(cy - hw, cy + hw)
             ins.set_aspect("equal")
-            ins.tick_params(labelsize=6, length=2)
+            ins.set_xticks([])  # a magnified piece of the triangle: its coordinates mean nothing to a reader
+            ins.set_yticks([])
             ins.set_title(f"crowded part, magnified ×{1.0 / (2 * hw):.0f}", fontsize=7.5, pad=2)
             ax1.indicate_inset_zoom(ins, edgecolor="0.45")
             inside = [i for i in everyone if abs(x[i] - cx) <= hw and abs(y[i] - cy) <= hw]
             labelled |= place_labels(ins, inside, size=7)
     if not zoomed:
         labelled = place_labels(ax1, everyone)
-    if len(labelled) < len(rows):
-        ax1.text(0.5, -0.21, f"{len(labelled)} of {len(rows)} heads labelled here; every head is in the "
+    if len(labelled) < len(everyone):
+        ax1.text(0.5, -0.33 if skew else -0.21, f"{len(labelled)} of {len(everyone)} heads labelled here; every "
+                 "head is in the "
                  + ("bars" if one_layer else "grid"), ha="center", va="bottom", fontsize=7.5, color="0.3")
 
     # ---- right: a per head -------------------------------------------------------------------
@@ -391,5 +412,5 @@ def plot(rows: list[dict], path: str | Path, title: str, N: int) -> None:
     cb = fig.colorbar(matplotlib.cm.ScalarMappable(norm=norm, cmap=cmap), cax=cax)
     cb.set_label("a = ‖T‖²/‖L‖² (skew energy); black line: random baseline a₀")
     cb.ax.axhline(base, color="k", lw=1.5)
-    fig.savefig(p, dpi=120, bbox_inches="tight")
+    atomic_savefig(fig, p, dpi=120, bbox_inches="tight")
     plt.close(fig)
