@@ -125,7 +125,7 @@ def run(args) -> int:
         return code
     print(f"sampled lobes: {len(laws)} law(s) × {len(rhos)} ρ, sizes n = {sizes[0]} … {sizes[-1]} per side, "
           f"seed {args.seed}")
-    print("fitted slopes of log(value) against log n (empirical: one sample path; each value a certified interval):")
+    print("fitted slopes of log(value) against log n (empirical: one sample path; each value certified):")
     print(table([[s["law"], s["rho"], f"{s['slope_delta'][0]} … {s['slope_delta'][1]}",
                   f"{s['slope_distance'][0]} … {s['slope_distance'][1]}", "yes" if s["negative"] else "NO"]
                  for s in series],

@@ -10,7 +10,7 @@ from pathlib import Path
 from .. import certificates
 from ..errors import QKInputError
 from ..io.outputs import default_out, probe_output_dir, probe_output_file
-from ._util import print_json
+from ._util import echo, print_json
 
 NAME = "check"
 HELP = "check one claim (Lean id or blueprint label) on an input file and write a certificate"
@@ -29,7 +29,7 @@ def add_arguments(p) -> None:
     p.add_argument("--drop", metavar="HYP", action="append", default=[],
                    help="evaluate the conclusion although hypothesis HYP fails on the input (Lean conventions, "
                         "x/0 = 0); repeatable. This is how a probe's counterexample is re-checked")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
 
 
 def certificate_path(args, claim_id: str, input_json: dict) -> Path:
@@ -77,13 +77,14 @@ def _run2(args, sel) -> int:
                     "skipped": [{"check": c, "reason": r} for c, r in run.skipped],
                     "certificate": str(path) if path else None})
     else:
-        print(f"{st.id} ({st.label}): {run.verdict} [{run.evidence}] — {len(run.records)} declaration(s) evaluated")
+        echo(f"{st.id} ({st.label}): {run.verdict} [{run.evidence}] — {len(run.records)} declaration(s) evaluated")
         for r in run.records:
-            print(f"  {r.meta.check}: {r.conclusion} [{r.result.evidence}]" + (f" — {r.result.reason}" if r.result.reason else ""))
+            echo(f"  {r.meta.check}: {r.conclusion} [{r.result.evidence}]"
+                 + (f" — {r.result.reason}" if r.result.reason else ""))
         for c, why in run.skipped:
-            print(f"  {c}: not evaluated ({why})")
+            echo(f"  {c}: not evaluated ({why})")
         if path:
-            print(f"certificate: {path} ({status})")
+            echo(f"certificate: {path} ({status})")
     return EXIT[run.verdict]
 
 

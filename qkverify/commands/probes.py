@@ -21,7 +21,7 @@ from ..search import USER_CONJECTURES, all_selections, load_module, resolve
 from ..search.probes import FAILS_WITH_ALL, run_probes, short, write_tables
 from ..search.user import UserSelection
 from ..io.outputs import default_out
-from ._util import CAPS, check_range, print_json, progress, table
+from ._util import CAPS, check_range, echo, print_json, progress, table
 
 NAME = "probes"
 HELP = "which hypotheses are needed: drop each hypothesis of each declaration in turn and search"
@@ -64,19 +64,17 @@ def run(args) -> int:
     if args.json:
         print_json({"params": params, "probes": [r.to_json() for r in rows], "markdown": str(md), "json": str(js)})
     else:
-        body = [[r.check, r.binder, r.status, r.evidence or "-", short(r.counterexample, 60), str(r.eligible_tried),
-                 r.certificate or "-", r.recheck or "-"] for r in rows]
-        print(table(body, ["declaration", "binder", "status", "evidence", "minimal counterexample", "tried",
-                           "certificate", "re-check"]))
+        body = [[r.check, r.binder, r.status, r.evidence or "-", str(r.eligible_tried)] for r in rows]
+        print(table(body, ["declaration", "binder", "status", "evidence", "tried"], wrap=(2,), right=(4,)))
         for r in false:
-            print(f"{r.check} is FALSE as stated: it fails on {short(r.counterexample)} although every hypothesis "
-                  "holds" + (f"; certificate {r.certificate}" if r.certificate else ""))
+            echo(f"{r.check} is FALSE as stated: it fails on {short(r.counterexample)} although every hypothesis "
+                 "holds" + (f"; certificate {r.certificate}" if r.certificate else ""))
         for r in against:
-            print(f"{r.check}: the sample on {short(r.counterexample)} does not show the stated trend although every "
-                  "hypothesis holds (empirical evidence, not a counterexample)"
-                  + (f"; certificate {r.certificate}" if r.certificate else ""))
-        print(f"tables: {md}, {js}")
+            echo(f"{r.check}: the sample on {short(r.counterexample)} does not show the stated trend although every "
+                 "hypothesis holds (empirical evidence, not a counterexample)"
+                 + (f"; certificate {r.certificate}" if r.certificate else ""))
+        echo(f"the minimal counterexamples, their certificates and re-checks: {md}, {js}")
     bad = [r for r in rows if r.recheck not in (None, "ok") and not r.recheck.startswith("n/a")]
     for r in bad:
-        print(f"re-check of {r.certificate} failed: {r.recheck}")
+        echo(f"re-check of {r.certificate} failed: {r.recheck}")
     return 1 if bad or false else 0

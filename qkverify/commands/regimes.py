@@ -243,34 +243,34 @@ def _show(v: dict | None) -> str:
 
 
 def _print_triple(o: dict) -> None:
-    print(f"triple {o['input']}: d = {o['d']}, k = {o['k']}")
-    print(f"  V = I_d: {_yn(o['V_identity']['value'])}   V = −I_d: {_yn(o['V_minus_identity']['value'])}   "
+    echo(f"triple {o['input']}: d = {o['d']}, k = {o['k']}")
+    echo(f"  V = I_d: {_yn(o['V_identity']['value'])}   V = −I_d: {_yn(o['V_minus_identity']['value'])}   "
           f"QᵀK = I_d: {_yn(o['qk_identity']['value'])}   [exact]")
     q = o["qk_positive_definite"]
-    print(f"  QᵀK ≻ 0: {_yn(q['value'])} (symmetric: {_yn(q['symmetric'])}, symmetric part PD: "
+    echo(f"  QᵀK ≻ 0: {_yn(q['value'])} (symmetric: {_yn(q['symmetric'])}, symmetric part PD: "
           f"{_yn(q['symmetric_part_pd'])}) [exact, LDLᵀ]")
-    print("  eigenvalues of V: " + ", ".join(f"{e['value']}" + (f" (×{e['multiplicity']})" if e["multiplicity"] > 1 else "")
+    echo("  eigenvalues of V: " + ", ".join(f"{e['value']}" + (f" (×{e['multiplicity']})" if e["multiplicity"] > 1 else "")
                                              for e in o["eigenvalues"]))
     t = o["top_eigenvalue"]
-    print(f"  top eigenvalue real, positive, simple: {_yn(t['condition'])} [{t['evidence']}]"
+    echo(f"  top eigenvalue real, positive, simple: {_yn(t['condition'])} [{t['evidence']}]"
           + (f"; λ₁ = {_show({'value': t['value'], 'evidence': t['evidence']})}" if t["value"] else ""))
     q1 = o["qk_phi1"]
-    print("  ⟨Qφ₁, Kφ₁⟩ (unit φ₁): " + (_show(q1) if q1["value"] else f"— ({q1['reason']})"))
-    print(f"  good triple: {_yn(o['good_triple']['value'])} [{o['good_triple']['evidence']}]")
+    echo("  ⟨Qφ₁, Kφ₁⟩ (unit φ₁): " + (_show(q1) if q1["value"] else f"— ({q1['reason']})"))
+    echo(f"  good triple: {_yn(o['good_triple']['value'])} [{o['good_triple']['evidence']}]")
     p = o["paranormal"]
     if p is None:
-        print("  paranormal: undecided (" + "; ".join(o["notes"]) + ")")
+        echo("  paranormal: undecided (" + "; ".join(o["notes"]) + ")")
     else:
         extra = f": λ = {_show({'value': p['lambda'], 'evidence': p['evidence']})}, dim F = {p['dim_F']}, dim G = {p['dim_G']}" \
             if p["value"] else f" ({p['reason']})"
-        print(f"  paranormal: {_yn(p['value'])}{extra}")
+        echo(f"  paranormal: {_yn(p['value'])}{extra}")
     if o["regimes"]:
         for r in o["regimes"]:
-            print(f"  applies: {r['theorem']} [{r['evidence']}] -- {r['limit']}")
+            echo(f"  applies: {r['theorem']} [{r['evidence']}] -- {r['limit']}")
     else:
-        print("  no theorem of the regime table applies")
+        echo("  no theorem of the regime table applies")
     for st, c in o["certificates"].items():
-        print(f"  certificate {st}: {c['path']} ({c['status']})")
+        echo(f"  certificate {st}: {c['path']} ({c['status']})")
 
 
 # ---------------------------------------------------------------------------

@@ -23,7 +23,7 @@ from ..search import load_module, resolve, search, write_counterexample
 from ..search.driver import input_json
 from ..search.strategies import FAMILIES
 from ..io.outputs import default_out
-from ._util import CAPS, check_range, print_json
+from ._util import CAPS, check_range, echo, print_json
 
 NAME = "search"
 HELP = "search for a (shrunk) counterexample to a Lean declaration, a statement or a user conjecture"
@@ -75,18 +75,18 @@ def run(args) -> int:
             "errors": [list(e) for e in o.errors], "message": o.summary(),
         })
     else:
-        print(o.summary())
+        echo(o.summary())
         if o.found:
-            print(f"counterexample: {input_json(o.input)}")
+            echo(f"counterexample: {input_json(o.input)}")
             for c, hyps, dropped, concl, ev, why in o.evaluation.records:
                 if c in o.failing:
-                    print(f"  {c}: {concl} [{ev}]" + (f" — {why}" if why else "")
-                          + (f" (dropped: {', '.join(dropped)})" if dropped else ""))
-            print(f"certificate: {cert} (kernel: {kernel})")
+                    echo(f"  {c}: {concl} [{ev}]" + (f" — {why}" if why else "")
+                         + (f" (dropped: {', '.join(dropped)})" if dropped else ""))
+            echo(f"certificate: {cert} (kernel: {kernel})")
             if ipath:
-                print(f"input file: {ipath}")
+                echo(f"input file: {ipath}")
         if o.errors:
-            print(f"warning: the evaluation raised on {len(o.errors)} inputs (skipped); first: {o.errors[0][1]}")
+            echo(f"warning: the evaluation raised on {len(o.errors)} inputs (skipped); first: {o.errors[0][1]}")
     if o.found:
         return 1
     return 3 if o.checked == 0 else 0  # undecided when no input was actually checked

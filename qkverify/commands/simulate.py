@@ -179,7 +179,7 @@ def _single(args) -> int:
     if args.json:
         print_json(out)
         return 0
-    print(f"simulate: d = {d}, n = {out['n']} tokens; {source}")
+    echo(f"simulate: d = {d}, n = {out['n']} tokens; {source}")
     print(f"  {tr.method} in {tr.coords}, Δt = {tr.dt:g}, T = {tr.horizon:g} ({out['steps']} steps) [empirical]")
     print(f"  clusters at tolerance {args.cluster_tol:g} (× max(1, max ‖{tr.coords}_i‖)): {out['clusters']}")
     print(f"  rank P(T) (singular values > 1e-6·σ₁): {out['rank_P_final']}")
@@ -216,9 +216,9 @@ def _thm21(args) -> int:
     if args.json:
         print_json(doc)
         return 0 if ok else 1
-    print(f"Theorem 2.1 (d = 1), empirical: x_i(0) i.i.d. N(0, 1), V and QK uniform in [1/2, 2] per sample; "
-          f"{args.method} in z, Δt = {dt:g}, T = {rows[0].horizon:g}; a row counts as e_1 / e_n within {args.tol:g}; "
-          f"rank = singular values > {args.tol:g}·σ₁; seed {args.seed} + n")
+    echo(f"Theorem 2.1 (d = 1), empirical: x_i(0) i.i.d. N(0, 1), V and QK uniform in [1/2, 2] per sample; "
+         f"{args.method} in z, Δt = {dt:g}, T = {rows[0].horizon:g}; a row counts as e_1 / e_n within {args.tol:g}; "
+         f"rank = singular values > {args.tol:g}·σ₁; seed {args.seed} + n")
     head = f"{'n':>4} {'samples':>8} {'pass':>6} {'max exceptional rows':>21} {'rank 1':>7} {'rank 2':>7} " \
            f"{'rank 3':>7} {'rank > 3':>8} {'max |ΔP| over [T−1, T]':>24}"
     print(head)

@@ -19,6 +19,7 @@ import sys
 from collections import Counter
 
 from .. import kernel
+from ..io.text import echo
 from ..models.installed import default_weights_dirs
 
 NAME = "verify"
@@ -91,7 +92,7 @@ def _run(args, dirs: list[str], records: list | None) -> int:
             counts[status] += 1
             bar.update(1)
             if records is None and not (args.quiet and status in ("valid", "not a certificate")):
-                print(line, flush=True)
+                echo(line)
     total = len(files) + len(problems)
     if total != 1 and records is None:
         print(f"{total} file(s): " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items()) if v))

@@ -57,12 +57,14 @@ def _json_default(x):
     return str(x)
 
 
-def table(rows: list[list], headers: list[str], *, width: int = WIDTH, right: tuple[int, ...] = ()) -> str:
+def table(rows: list[list], headers: list[str], *, width: int = WIDTH, right: tuple[int, ...] = (),
+          wrap: tuple[int, ...] | None = None) -> str:
     """A plain text table: ``headers``, a rule of dashes, one line per row;
     columns two spaces apart, cells left-aligned (the columns in ``right``
-    right-aligned).  Long text columns are word-wrapped so that the table stays
-    within ``width`` columns; no column is ever dropped (a table whose short
-    columns alone are wider than ``width`` is printed wider).
+    right-aligned).  Long text columns (those in ``wrap``; by default those with
+    a space inside a cell) are word-wrapped first so that the table stays within
+    ``width`` columns; no column is ever dropped (a table whose short columns
+    alone are wider than ``width`` is printed wider).
 
     >>> print(table([["1", "x"], ["10", "yy"]], ["a", "bb"], right=(0,)))
      a  bb
@@ -80,11 +82,15 @@ def table(rows: list[list], headers: list[str], *, width: int = WIDTH, right: tu
     widths = list(natural)
     gap = 2
     floor = 12  # a wrapped column keeps at least this many characters
-    while sum(widths) + gap * (n - 1) > width:
-        j = max(range(n), key=lambda k: widths[k])
-        if widths[j] <= max(floor, len(str(headers[j]))):
-            break
-        widths[j] -= 1
+    # columns of words wrap first (at spaces); a column of identifiers is cut only when nothing else is left
+    words = [j in wrap if wrap is not None else any(" " in r[j].strip() for r in cells) for j in range(n)]
+    for allowed in (lambda k: words[k], lambda k: True):
+        while sum(widths) + gap * (n - 1) > width:
+            cand = [k for k in range(n) if allowed(k) and widths[k] > max(floor, len(str(headers[k])))]
+            if not cand:
+                break
+            j = max(cand, key=lambda k: widths[k])
+            widths[j] -= 1
     total = sum(widths) + gap * (n - 1)
     t = Table(box=_box(), show_edge=False, pad_edge=False, padding=(0, 1, 0, 0), header_style="",
               highlight=False, expand=False)
