@@ -94,7 +94,7 @@ def table_document(rows: list[dict], meta: dict) -> dict:
     """The heads.json document: {"model": meta, "columns", "display_only", "rows"}."""
     cols = COLUMNS + JSON_EXTRA
     return {"model": meta, "columns": cols, "display_only": FLOAT_NOTE,
-            "rows": [{c: r.get(c) for c in cols if c in r} for r in rows]}
+            "rows": [{c: o[c] for c in cols if c in o} for o in map(output_row, rows)]}
 
 
 def survey_row(r: dict) -> dict:
