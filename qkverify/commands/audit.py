@@ -48,7 +48,7 @@ def _model_audit(out: Path, force: bool, jobs: int) -> tuple[bool, str]:
 
     p = argparse.ArgumentParser()
     heads_cmd.add_arguments(p)
-    argv = ["--quiet", "--jobs", str(jobs)]
+    argv = ["--quiet", "--jobs", str(jobs), "--no-report"]  # the shipped folder gets no report.html
     if force:
         argv.append("--force")
     ns = p.parse_args(argv)
