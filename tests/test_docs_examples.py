@@ -109,8 +109,10 @@ def test_readme_examples_run(clone, capsys):
     status = _git("status", "--porcelain", "--untracked-files=all", cwd=clone).stdout
     assert status == "", f"the README's examples changed the tree:\n{status[:2000]}"
     assert (clone / "qkverify-out").is_dir()
-    r = _run(["qkverify", "lean-audit"], clone)
-    assert r.returncode == 0, r.stdout[-2000:]
+    fast = [line for _, _, line in readme_commands(clone / "README.md") if not line.startswith(SLOW)]
+    if not fast[-1].startswith("qkverify lean-audit "):  # else it ran last above and exited 0
+        r = _run(["qkverify", "lean-audit"], clone)
+        assert r.returncode == 0, r.stdout[-2000:]
     with capsys.disabled():  # the figure the issue asks for, measured (not asserted)
         print(f"\nREADME examples: {len(times)} fast lines in {sum(t for t, _ in times):.0f} s wall; slowest: "
               + "; ".join(f"{t:.0f} s {line.split('#')[0].strip()}" for t, line in sorted(times)[-3:]))
