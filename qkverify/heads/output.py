@@ -265,7 +265,6 @@ def plot(rows: list[dict], path: str | Path, title: str, N: int) -> None:
     on = [i for i in range(len(rows)) if i not in skew]
     s = 1.0 - a_all
     s[skew] = 1.0
-    b = np.array([float(r["b"]) for r in rows]) / s
     c = np.array([float(r["c"]) for r in rows]) / s
     d = np.array([float(r["d"]) for r in rows]) / s
     x = c + 0.5 * d
