@@ -100,12 +100,12 @@ def test_readme_examples_run(clone, capsys):
         times.append((time.perf_counter() - t0, line))
         assert r.returncode == code, f"{line}\nexit {r.returncode}\n{r.stdout[-1500:]}\n{r.stderr[-1500:]}"
         assert "Traceback" not in r.stderr
-        if "--json" not in argv and argv[1] not in WIDE:  # the terminal stays within 100 columns (JSON: programs)
-            assert all(_fits(x) for x in r.stdout.splitlines()), f"{line}: a line over 100 columns"
-        else:
+        if "--json" in argv:
             import json
 
             json.loads(r.stdout)  # one JSON document
+        elif argv[1] not in WIDE:  # the terminal stays within 100 columns (JSON is for programs)
+            assert all(_fits(x) for x in r.stdout.splitlines()), f"{line}: a line over 100 columns"
     status = _git("status", "--porcelain", "--untracked-files=all", cwd=clone).stdout
     assert status == "", f"the README's examples changed the tree:\n{status[:2000]}"
     assert (clone / "qkverify-out").is_dir()

@@ -24,6 +24,7 @@ def work(tmp_path):
     w.mkdir()
     (w / "L.json").write_text(MATRIX)
     (w / "S.json").write_text('{"S": [[2, 1], [1, -3]]}')
+    (w / "spec.json").write_text('[1, -2, 3, "-1/2"]')  # a spectrum: Appendices B and C are evaluated on it
     shutil.copy(ROOT / "docs" / "conjectures_example.py", w / "conj.py")
     return w
 
@@ -72,7 +73,7 @@ def test_check_out_dir_and_default(work):
 @pytest.mark.parametrize("args,where", [
     (["search", "skew_energy_at_most_half", "--module", "conj.py"], "search"),
     (["probes", "rank_balance", "--budget", "20"], "probes"),
-    (["spectrum", "S.json"], "spectrum"),
+    (["spectrum", "spec.json"], "spectrum"),
     (["simulate", "--n", "3", "--horizon", "0.1"], "simulate"),
 ])
 def test_default_out_is_qkverify_out(work, args, where):
