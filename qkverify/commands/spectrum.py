@@ -68,12 +68,14 @@ def run(args) -> int:
     for k in KEYS:
         if k in rep.values:
             v = value_json(*rep.values[k], args.digits)
-            vals[k] = {"value": _exact(v["exact"], v["interval"]), "interval": v["interval"],
-                       "float": float(rep.values[k][1].mid())}
+            ex = _exact(v["exact"], v["interval"])
+            # "exact": the value in the one notation (p/q or root(…)), None when only certified
+            vals[k] = {"exact": ex, "value": ex, "interval": v["interval"], "float": float(rep.values[k][1].mid())}
     lam = []
     for e, nu in zip(lam_json(rep, args.digits), rep.nu):
         c = [int(x) for x in nu.poly.coeffs()]
-        lam.append({"value": root_over_sqrt(c, str(rep.s), *e["interval"]),
+        ex = root_over_sqrt(c, str(rep.s), *e["interval"])
+        lam.append({"exact": ex, "value": ex,
                     "interval": e["interval"], "float": float(sum(map(float, e["interval"])) / 2)})
     if args.json:
         print_json({"source": rep.source, "m": rep.m, "norm_sq": str(rep.s), "normalised_spectrum": lam,
