@@ -99,7 +99,7 @@ def planted(doc: dict, layer: int, head: int, kv_head: int | None = None) -> dic
     assert Fraction(row["a_exact"]) == a
     for name, v in (("b", b), ("c", c), ("d", d)):
         assert Fraction(row[name + "_lo"]) <= v <= Fraction(row[name + "_hi"]), name
-    assert (row["n_pos"], row["n_neg"], row["n_zero"]) == (2, 2, row["N"] - 4)
+    assert (row["n_pos"], row["n_neg"], row["n_zero"]) == (2, 2, row["d_model"] - 4)
     if kv_head is not None:
         assert row["kv_head"] == kv_head
     return row
