@@ -821,6 +821,10 @@ def head_spectrum(gd: GramData, rank: int, digits: int = 9, budget: Budget | Non
                 same = kl == kh
                 stats["exact-GY"] = stats.get("exact-GY", 0) + 1
         fp = fast
+        if fp.exact_p:
+            # the float pass already had ĜY exact: the Newton route with float B and H adds nothing it
+            # lacks (their float errors are what limit both), so an escalation goes to exact B and H
+            providers = [pv for pv in providers if pv.name != "sliced"]
         dec = _Decider(providers, counter, stats, k_nz, zero, iv=_FloatIV(fp.lo, fp.hi, sc),
                        refiner=lambda idx: {i: (lo * two, hi * two) for i, (lo, hi) in fp.refine(idx).items()},
                        first="float")
