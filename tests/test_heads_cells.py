@@ -267,3 +267,29 @@ def test_window_gram_is_exact(case):
         assert len(parts) == 1
     if case in ("outliers", "tiny"):
         assert len(parts) > 3                           # the exceptional columns went apart
+
+
+def test_exact_cross_with_dropped_pairs_encloses_the_product():
+    """sliced._exact_cross: the low-order digit pairs it bounds instead of
+    multiplying stay inside its radius (checked against Python integers)."""
+    from qkverify.heads import sliced
+    from qkverify.heads.digits import carry, digits_of_int64
+
+    rng = np.random.default_rng(3)
+    m, w = 6, 24
+    A = rng.integers(-2 ** 61, 2 ** 61, (m, m)) >> rng.integers(0, 40, (1, m))      # columns of mixed scale
+    B = rng.integers(-2 ** 61, 2 ** 61, (m, m))
+    Ad, alo = carry(digits_of_int64(A, w, 80), w)
+    Bd, blo = carry(digits_of_int64(B, w, 40), w)
+    old = sliced.CROSS_DROP_BITS
+    try:
+        for bits in (old, 60, 20):
+            sliced.CROSS_DROP_BITS = bits
+            val, rad = sliced._exact_cross(Ad, alo, Bd, blo, w)
+            exact = (A.astype(object).T @ B.astype(object)) * (1 << 120)
+            for i in range(m):
+                for j in range(m):
+                    x = Fraction(int(exact[i, j]))
+                    assert abs(Fraction(float(val[i, j])) - x) <= Fraction(float(rad[i, j])), (bits, i, j)
+    finally:
+        sliced.CROSS_DROP_BITS = old

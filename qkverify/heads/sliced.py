@@ -146,19 +146,40 @@ def _products(Gd: list, glo: int, Y: _Basis, w: int) -> tuple[list, int]:
     return _carry(acc, w)
 
 
+#: pairs of digits whose products together stay below 2^-CROSS_DROP_BITS of the largest pair's bound
+#: are bounded instead of computed (exact-product route)
+CROSS_DROP_BITS = 110
+
+
 def _exact_cross(A: list, alo: int, B: list, blo: int, w: int) -> tuple[np.ndarray, np.ndarray]:
     """Float64 value and radius of (Σ_a A_a 2^(w(a+alo)))ᵀ(Σ_b B_b 2^(w(b+blo))) for
-    digit matrices (m x m each): one stacked float64 product (exact: every
-    entry is a sum of m products below 2^(2w−2)), gathered per shift in int64,
-    renormalised, then rounded (radius γ over the digits, plus underflow)."""
+    digit matrices (m x m each): the digit pairs as float64 products (exact:
+    every entry is a sum of m products below 2^(2w−2)), gathered per shift in
+    int64, renormalised, then rounded (radius γ over the digits, plus
+    underflow).  Low-order pairs whose total is provably below
+    2^-CROSS_DROP_BITS of the largest pair's bound are not multiplied: each
+    entry of A_aᵀB_b is at most m·max|A_a|·max|B_b| in absolute value, and
+    their sum (times its power of two) joins the radius."""
     m = A[0].shape[0]
-    R = np.concatenate(A, axis=1).T @ np.concatenate(B, axis=1)
+    ma = [float(np.max(np.abs(X))) for X in A]
+    mb = [float(np.max(np.abs(X))) for X in B]
+    pairs = [(math.ldexp(m * ma[a] * mb[b], w * (a + b + alo + blo)), a, b)
+             for a in range(len(A)) for b in range(len(B)) if ma[a] and mb[b]]
+    if not pairs:
+        z = np.zeros((m, m))
+        return z, z + TINY
+    pairs.sort()
+    top = pairs[-1][0]
+    dropped = 0.0
+    k = 0
+    while k < len(pairs) - 1 and (dropped + pairs[k][0]) * 1.01 <= math.ldexp(top, -CROSS_DROP_BITS):
+        dropped += pairs[k][0]
+        k += 1
     acc: dict = {}
-    for a in range(len(A)):
-        for b in range(len(B)):
-            blk = R[a * m:(a + 1) * m, b * m:(b + 1) * m].astype(np.int64)
-            key = a + b + alo + blo
-            acc[key] = acc[key] + blk if key in acc else blk
+    for _, a, b in pairs[k:]:
+        blk = (A[a].T @ B[b]).astype(np.int64)
+        key = a + b + alo + blo
+        acc[key] = acc[key] + blk if key in acc else blk
     D, lo = _carry(acc, w)
     val = np.zeros((m, m))
     ab = np.zeros((m, m))
@@ -169,7 +190,8 @@ def _exact_cross(A: list, alo: int, B: list, blo: int, w: int) -> tuple[np.ndarr
             ab += np.abs(t)
     if not (np.all(np.isfinite(val)) and np.all(np.isfinite(ab))):
         raise EnclosureFailed("exact products beyond the float64 range")
-    return val, ab * ((len(D) + 1) * U * 1.01) + TINY * len(D)
+    # the dropped pairs' bound, rounded up (a sum of k positive floats: factor (1 + γ_k) covered by 1.01)
+    return val, ab * ((len(D) + 1) * U * 1.01) + TINY * len(D) + dropped * 1.01
 
 
 def _exact_offdiag(Pd: list, plo: int, Y: "_Basis", w: int, p: np.ndarray, s: int) -> tuple:
