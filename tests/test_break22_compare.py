@@ -74,3 +74,35 @@ def test_authors_number_spellings_are_read(tmp_path, capsys):
     row = _with(rho="", pairing_bound="NaN", lobe_departure=" 9.852200758194606E-02 ", trace_ratio="+1.044561827082072")
     rc, err = _run(tmp_path, capsys, HEADER + "\n" + row + "\n")
     assert rc == 0, err
+
+
+def _head(beta):
+    """S = diag(1, −β), L = S (a = 0), n = 1, m = 2 (as in test_compare)."""
+    b = fmpq(beta)
+    two = 1 + b * b
+    c = (1 - b) ** 2 / two if b < 1 else fmpq(0)
+    d = (b - 1) ** 2 / two if b > 1 else fmpq(0)
+    return CertifiedHead(0, 0, 1, 2, 2, 1, 1, fmpq(0), (2 * b / two,) * 2, (c, c), (d, d),
+                         {"c0": c == 0, "d0": d == 0}, [(fmpq(1), fmpq(1)), (-b, -b)])
+
+
+def _row(beta: float, c: float, d: float):
+    return {"model": "x", "layer": 0, "head": 0, "dim": 2, "n_pos": 1, "n_neg": 1, "a": 0.0,
+            "b": 2 * beta / (1 + beta * beta), "c": c, "d": d}
+
+
+def test_a_robust_face_contradicts_a_table_that_crosses_it():
+    em = ErrorModel()
+    delta = em.delta_rel(2)
+    # c = 0 exactly with the margin β₁ − α₁ = 1/2 ≫ 2δ‖L‖: every computed ũ_j < 0, so the pipeline's c is 0.0;
+    # a table c = 1e-14 (below 2R, where the old test let it pass as 'within') is beyond the error model
+    j = judge_row(_row(1.5, 1e-14, 0.25 / 3.25), _head(fmpq(3, 2)), em)
+    assert j["face_c"][0] == BEYOND, j
+    # c > 0 with the margin α₁ − β₁ = 4e-7 > 2δ‖L‖ ≈ 3.4e-7: the computed ũ₁ > 0, so the pipeline's c > 0;
+    # c itself ≈ 8e-14 lies below R = 4·m·δ², which is why the old rule (c ≤ R: within) missed it
+    beta = fmpq(1) - fmpq(4, 10 ** 7)
+    h = _head(beta)
+    assert h.c[0] <= fmpq(*float(em.resolution(2)).as_integer_ratio())
+    assert 4e-7 > 2 * delta * float(1 + beta * beta) ** 0.5
+    j = judge_row(_row(float(beta), 0.0, 0.0), h, em)
+    assert j["face_c"][0] == BEYOND, j

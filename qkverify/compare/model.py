@@ -294,8 +294,12 @@ def judge_row(row: dict, h: CertifiedHead, em: ErrorModel) -> dict:
             out[f"face_{k}"] = (AGREE, "") if robust else (
                 LUCK, f"certified {name}, but its margin is ≤ 2δ: the table's answer is right by luck")
         else:
+            # a robust face decides the pipeline's answer: every computed signed ũ_j < 0 (so the
+            # table's value is 0.0), resp. some ũ_j > 0 (so it is > 0) -- crossing it is beyond the model
             iv = getattr(h, k)
-            if ex:
+            if robust:
+                ok = False
+            elif ex:
                 ok = x <= em.resolution(m) + em.err_cd(0.0, m)
             else:
                 ok = iv is not None and iv[0] <= _frac(R)
