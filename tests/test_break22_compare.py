@@ -106,3 +106,44 @@ def test_a_robust_face_contradicts_a_table_that_crosses_it():
     assert 4e-7 > 2 * delta * float(1 + beta * beta) ** 0.5
     j = judge_row(_row(float(beta), 0.0, 0.0), h, em)
     assert j["face_c"][0] == BEYOND, j
+
+
+def _gemma2(path):
+    """A tiny Gemma 2 checkpoint (its config omits attn_logit_softcapping: transformers' default 50 caps)."""
+    from safetensors.numpy import save_file
+
+    rng = np.random.default_rng(3)
+    path.mkdir()
+    t = {f"model.layers.{l}.self_attn.{p}_proj.weight": rng.integers(-3, 4, size=(4, 8)).astype(np.float32)
+         for l in range(1) for p in "qk"}
+    save_file(t, str(path / "model.safetensors"))
+    (path / "config.json").write_text(json.dumps({"model_type": "gemma2", "num_attention_heads": 2,
+                                                  "num_key_value_heads": 2, "hidden_size": 8, "head_dim": 2,
+                                                  "num_hidden_layers": 1}))
+    return path
+
+
+def test_compare_model_takes_the_loaders_options(tmp_path, capsys):
+    """The loader tells the user to pass --pre-softcap / --layout FILE: compare --model must accept them."""
+    from qkverify.compare.authors import model_rows, write_table
+    from qkverify.models import load_model
+
+    g = _gemma2(tmp_path / "g2")
+    t = tmp_path / "t.csv"
+    write_table(model_rows(load_model(str(g), pre_softcap=True), name="g2"), t)
+    assert main(["compare", str(t), "--model", str(g), "--out", str(tmp_path / "o"), "--quiet", "--no-report"]) == 2
+    assert "--pre-softcap" in capsys.readouterr().err
+    assert main(["compare", str(t), "--model", str(g), "--pre-softcap", "--out", str(tmp_path / "o"), "--quiet",
+                 "--no-report", "--jobs", "2"]) == 0
+    # the same weights under names no family knows, described by a layout file
+    from safetensors.numpy import load_file, save_file
+
+    w = load_file(str(g / "model.safetensors"))
+    (tmp_path / "x").mkdir()
+    save_file({k.replace("model.layers.", "blk.").replace(".self_attn.", "."): v for k, v in w.items()},
+              str(tmp_path / "x" / "model.safetensors"))
+    lay = tmp_path / "layout.toml"
+    lay.write_text('n_heads = 2\nquery = "blk.{layer}.q_proj.weight"\nkey = "blk.{layer}.k_proj.weight"\n')
+    capsys.readouterr()
+    assert main(["compare", str(t), "--model", str(tmp_path / "x"), "--layout", str(lay), "--table-model", "g2",
+                 "--out", str(tmp_path / "o2"), "--quiet", "--no-report", "--jobs", "2"]) == 0, capsys.readouterr()

@@ -39,6 +39,12 @@ def add_arguments(p) -> None:
     p.add_argument("--out", default=None, help="output folder (default ./qkverify-out/compare)")
     p.add_argument("--jobs", type=int, default=1, help="worker processes when certifying --model (default 1)")
     p.add_argument("--pre-norm-qk", action="store_true", help="as for `heads`: analyse W_Kᵀ W_Q before q/k norms")
+    p.add_argument("--pre-softcap", action="store_true",
+                   help="as for `heads`: accept soft-capped attention logits (Gemma 2), analyse the bilinear form inside")
+    p.add_argument("--layout", metavar="FILE", default=None,
+                   help="as for `heads`: a layout file for a checkpoint qkverify has no layout for")
+    p.add_argument("--n-heads", type=int, default=None, help="as for `heads`: head count without config.json")
+    p.add_argument("--n-kv-heads", type=int, default=None, help="as for `heads`: KV head count without config.json")
     p.add_argument("--safety", type=float, default=None,
                    help="safety factor σ of the error model (default 2; see README 'compare')")
     p.add_argument("--cut", type=float, default=None, help="the pipeline's relative eigenvalue cut (default 1e-9; "
@@ -104,7 +110,8 @@ def run(args) -> int:
             check_readable(args.model)
             from ..models import load_model
 
-            model = load_model(args.model, pre_norm_qk=args.pre_norm_qk)
+            model = load_model(args.model, args.n_heads, args.n_kv_heads, pre_norm_qk=args.pre_norm_qk,
+                               pre_softcap=args.pre_softcap, layout=args.layout)
             table_model = _pick_table_model(models, args.table_model, model.name)
             # certify the layers of the joined rows only
             layers = sorted({r["layer"] for r in rows if r["model"] == table_model})
@@ -114,7 +121,7 @@ def run(args) -> int:
                        file=sys.stderr, desc=f"certifying {model.name}"[:30])
             try:
                 name, certified = certify_model(args.model, layers, args.jobs, args.pre_norm_qk, bar.update,
-                                                model=model)
+                                                model=model, n_heads=args.n_heads, n_kv_heads=args.n_kv_heads)
             finally:
                 bar.close()
             prefix, certs = "", False

@@ -119,11 +119,14 @@ def read_heads_dir(path: str | Path) -> tuple[str, dict]:
 
 
 def certify_model(spec: str, layers: list[int], jobs: int = 1, pre_norm_qk: bool = False,
-                  progress=None, model=None) -> tuple[str, dict]:
+                  progress=None, model=None, n_heads: int | None = None, n_kv_heads: int | None = None,
+                  options: tuple = ()) -> tuple[str, dict]:
     """(model name, {(layer, head): CertifiedHead}) by certifying every head
     of ``layers`` of the model ``spec`` (the ``heads`` machinery; no
     certificate is written, the exact cross-check routes are skipped).
-    ``model``: the model already loaded from ``spec`` (else it is loaded);
+    ``model``: the model already loaded from ``spec`` (else it is loaded with ``n_heads``,
+    ``n_kv_heads`` and the loader ``options``, e.g. ``(("layout", path), ("pre_softcap", True))``;
+    a loaded model's own options are what worker processes reopen it with);
     ``progress(k)`` is called as heads finish.  Also sets each head's κ =
     ‖W_K‖_F‖W_Q‖_F/‖L‖_F (the float64 stage 1 of the error model)."""
     import numpy as np
@@ -132,11 +135,12 @@ def certify_model(spec: str, layers: list[int], jobs: int = 1, pre_norm_qk: bool
     from ..models import load_model
 
     if model is None:
-        model = load_model(spec, pre_norm_qk=pre_norm_qk)
+        model = load_model(spec, n_heads, n_kv_heads, pre_norm_qk=pre_norm_qk, **dict(options))
     bad = [l for l in layers if not 0 <= l < model.n_layers]
     if bad:
         raise QKInputError(f"the table has layer {bad[0]}, {model.name} has layers 0..{model.n_layers - 1}")
-    ref = ModelRef(str(model.path), model.sha256, None, None, model.name, pre_norm_qk)
+    ref = ModelRef(str(model.path), model.sha256, n_heads, n_kv_heads, model.name, pre_norm_qk,
+                   tuple(sorted(model.options.items())))
     register(ref, model)
     cfg = RunConfig(exact_signature="none", direct="none")
     out: dict = {}
