@@ -386,8 +386,8 @@ def _checked_positional(positional: Callable[[int], dict], n_layers: int, where:
     QKInputError (one line) naming the value otherwise."""
     import math
 
-    def bad(what: str, v) -> QKInputError:
-        return QKInputError(f"{where}: RoPE {what} = {v!r}")
+    def bad(what: str, v, why: str) -> QKInputError:
+        return QKInputError(f"{where}: RoPE {what} = {v!r} is not {why}")
 
     descs = {}
     for i in range(n_layers):
@@ -399,13 +399,13 @@ def _checked_positional(positional: Callable[[int], dict], n_layers: int, where:
         if isinstance(d, dict) and d.get("kind") == "rope":
             b = d.get("base")
             if isinstance(b, bool) or not isinstance(b, (int, float)) or not math.isfinite(b) or b <= 0:
-                raise bad("base (rope_theta) is not a positive number:", b)
+                raise bad("base (rope_theta)", b, "a positive number")
             f = Fraction(d["partial_rotary_factor"])
             if not 0 < f <= 1:
-                raise bad("partial_rotary_factor is not in (0, 1]:", d["partial_rotary_factor"])
+                raise bad("partial_rotary_factor", d["partial_rotary_factor"], "in (0, 1]")
             r, dh = d.get("rotary_dim"), d.get("d_head")
             if isinstance(r, bool) or not (isinstance(r, int) and 0 <= r <= dh):
-                raise bad(f"rotary_dim is not a number of rows in 0..d_head = {dh}:", r)
+                raise bad("rotary_dim", r, f"a number of rows in 0..d_head = {dh}")
         descs[i] = d
     return lambda l: descs[l] if l in descs else positional(l)
 
