@@ -147,3 +147,27 @@ def test_compare_model_takes_the_loaders_options(tmp_path, capsys):
     capsys.readouterr()
     assert main(["compare", str(t), "--model", str(tmp_path / "x"), "--layout", str(lay), "--table-model", "g2",
                  "--out", str(tmp_path / "o2"), "--quiet", "--no-report", "--jobs", "2"]) == 0, capsys.readouterr()
+
+
+@pytest.mark.parametrize("doc, cert", [
+    ("[1, 2]", None),                                            # not an object (was AttributeError, exit 70)
+    ('{"rows": 5}', None),                                       # rows not a list (was TypeError)
+    ('{"rows": [{"layer": 0}]}', None),                          # a row without head (was KeyError)
+    ('{"rows": [{"layer": "x", "head": 0}]}', None),             # was ValueError
+    ('{"rows": [7]}', None),
+    (None, {"witnesses": [{"kind": "cells", "cells": [[0, 0, 10 ** 12]], "grid_exponent": 0}]}),  # 10^12 intervals
+    (None, {"witnesses": [{"kind": "cells", "cells": [[0, 0, 1]], "grid_exponent": 10 ** 12}]}),  # 2^(10^12)
+])
+def test_a_malformed_heads_folder_exits_2(tmp_path, capsys, doc, cert):
+    d = tmp_path / "h"
+    d.mkdir()
+    row = {"layer": 0, "head": 0, "n": 1, "N": 2, "rank_M": 2, "n_pos": 1, "n_neg": 1, "a_exact": "0"}
+    (d / "heads.json").write_text(doc if doc is not None else json.dumps({"rows": [row]}), encoding="utf-8")
+    if cert is not None:
+        (d / "L00H00.json").write_text(json.dumps(cert), encoding="utf-8")
+    t = tmp_path / "t.csv"
+    t.write_text(HEADER + "\n" + ROW + "\n", encoding="utf-8")
+    rc = main(["compare", str(t), "--model", str(d), "--table-model", "distilgpt2", "--out", str(tmp_path / "o"),
+               "--no-report", "--quiet"])
+    err = capsys.readouterr().err
+    assert rc == 2 and len(err.strip().splitlines()) == 1 and "internal error" not in err, err
