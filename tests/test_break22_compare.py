@@ -161,7 +161,7 @@ def test_compare_model_takes_the_loaders_options(tmp_path, capsys):
 def test_a_malformed_heads_folder_exits_2(tmp_path, capsys, doc, cert):
     d = tmp_path / "h"
     d.mkdir()
-    row = {"layer": 0, "head": 0, "n": 1, "N": 2, "rank_M": 2, "n_pos": 1, "n_neg": 1, "a_exact": "0"}
+    row = {"layer": 0, "head": 0, "d_head": 1, "d_model": 2, "rank_M": 2, "n_pos": 1, "n_neg": 1, "a_exact": "0"}
     (d / "heads.json").write_text(doc if doc is not None else json.dumps({"rows": [row]}), encoding="utf-8")
     if cert is not None:
         (d / "L00H00.json").write_text(json.dumps(cert), encoding="utf-8")

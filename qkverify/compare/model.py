@@ -123,12 +123,14 @@ def read_heads_dir(path: str | Path) -> tuple[str, dict]:
         raise QKInputError(f"{d}/heads.json: not the table `qkverify heads` writes (an object whose rows are objects)")
     out = {}
     for k, row in enumerate(rows):
+        # heads.json names the sizes d_model, d_head (the output vocabulary); the rows in memory N, n
+        row = {**row, **{short: row[name] for name, short in (("d_model", "N"), ("d_head", "n")) if name in row}}
         try:
             layer, head, n = int(row["layer"]), int(row["head"]), int(row["n"])
             if min(layer, head, n) < 0:
                 raise ValueError
         except (KeyError, ValueError, TypeError):
-            raise QKInputError(f"{d}/heads.json: row {k} has no integer layer, head and n") from None
+            raise QKInputError(f"{d}/heads.json: row {k} has no integer layer, head and d_head") from None
         cp = d / f"L{layer:02d}H{head:02d}.json"
         try:
             cert = json.loads(cp.read_text(encoding="utf-8"))
