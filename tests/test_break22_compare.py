@@ -8,6 +8,7 @@ The clean row is the first complete row of the authors' published survey table
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -171,3 +172,21 @@ def test_a_malformed_heads_folder_exits_2(tmp_path, capsys, doc, cert):
                "--no-report", "--quiet"])
     err = capsys.readouterr().err
     assert rc == 2 and len(err.strip().splitlines()) == 1 and "internal error" not in err, err
+
+
+def test_compare_json_is_one_document(tmp_path):
+    """--json on every command (issue 21): compare had none."""
+    import subprocess
+    import sys
+
+    p = tmp_path / "t.csv"
+    p.write_text(HEADER + "\n" + ROW + "\n" + _with(head="1", a="0.48") + "\n", encoding="utf-8")
+    r = subprocess.run([sys.executable, "-m", "qkverify", "compare", str(p), "--out", str(tmp_path / "o"), "--json"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 1, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["exit"] == 1 and doc["contradicts"] is True
+    assert [x["verdict"] for x in doc["rows"]] == ["ok", "contradicts"]
+    assert doc["rows"][1]["simplex"] == "contradicts" and isinstance(doc["rows"][1]["simplex_residual"], float)
+    assert doc["summary"]["distilgpt2"]["rows"] == 2
+    assert sorted(Path(w).name for w in doc["wrote"]) == ["compare.csv", "report.html"]

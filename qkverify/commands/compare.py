@@ -51,6 +51,8 @@ def add_arguments(p) -> None:
                                                           "older scripts 1e-7)")
     p.add_argument("--no-report", action="store_true", help="skip report.html")
     p.add_argument("--quiet", action="store_true", help="summary only, no progress bar")
+    p.add_argument("--json", action="store_true",
+                   help="one JSON document on standard output (the error model, the summary, compare.csv's rows)")
 
 
 def _error_model(args):
@@ -82,7 +84,7 @@ def _pick_table_model(models: list[str], wanted: str | None, certified_name: str
 
 def run(args) -> int:
     """Audit the table; see the module docstring for the exit status."""
-    from ..compare import audit, report_section, summary_lines, write_csv
+    from ..compare import audit, json_doc, report_section, summary_lines, write_csv
     from ..compare.table import read_table
     from ..io.outputs import probe_output_dir
 
@@ -117,7 +119,7 @@ def run(args) -> int:
             layers = sorted({r["layer"] for r in rows if r["model"] == table_model})
             from tqdm import tqdm
 
-            bar = tqdm(total=model.n_heads * len(layers), unit="head", disable=args.quiet or None,
+            bar = tqdm(total=model.n_heads * len(layers), unit="head", disable=args.quiet or args.json or None,
                        file=sys.stderr, desc=f"certifying {model.name}"[:30])
             try:
                 name, certified = certify_model(args.model, layers, args.jobs, args.pre_norm_qk, bar.update,
@@ -145,8 +147,9 @@ def run(args) -> int:
                            f"{C_QR:g}·N·u64·κ {'≤' if ok else '>'} (σ − 1)·u32"
                            + ("" if ok else ": the error model's assumption fails, raise --safety"))
     write_csv(a, out / "compare.csv")
-    for line in summary_lines(a):
-        print(line)
+    if not args.json:
+        for line in summary_lines(a):
+            print(line)
     wrote = [f"{out}/compare.csv"]
     if not args.no_report:
         from ..heads.report import write_report
@@ -154,5 +157,12 @@ def run(args) -> int:
         title = f"compare {Path(args.table).name}" + (f" with {name}" if name else "")
         write_report(out / "report.html", report_models, title, report_section(a))
         wrote.append("report.html")
-    print("wrote " + ", ".join(wrote))
-    return 1 if a.contradicts else 0
+    code = 1 if a.contradicts else 0
+    if args.json:
+        from ._util import print_json
+
+        print_json({**json_doc(a), "table": str(args.table),
+                    "wrote": [str(out / Path(w).name) for w in wrote], "exit": code})
+    else:
+        print("wrote " + ", ".join(wrote))
+    return code
