@@ -317,8 +317,9 @@ def _tensor(path: Path, t: dict, n: int, N: int) -> list[tuple[int, int]]:
 
         require("rows" in t, "input", f"{t['name']}: a GGUF tensor is sliced by rows")
         a, b = t["rows"]
-        vals, C = gguf.rows(path, t["name"], a, b)
+        R, C = gguf.matrix(path, t["name"])[:2]  # the slice is checked from the header before reading
         require(b - a == n and C == N, "input", f"rows {a}:{b} of {t['name']} are not an n × N = {n} × {N} block")
+        vals, C = gguf.rows(path, t["name"], a, b)
         return gguf.unpermute(vals, n, C) if "RoPE" in t.get("transform", "") else vals
     if fmt != "safetensors":
         raise Undecided(f"tensor {t['name']} is in a {fmt} file: the kernel reads safetensors, GGUF and .npz tensors")
@@ -342,7 +343,8 @@ def head_Z(tensors: list[dict], n: int, N: int, locate) -> tuple[fmpz_mat, int]:
     read from the file ``locate(path_hint or file, sha256)`` returns: ``rows [a, b)`` of an ``[out, in]``
     tensor, ``cols [a, b)`` of an ``[in, out]`` one (GPT-2 Conv1D, transposed), or an ``index``
     into a TransformerLens ``.npz`` array (transposed)."""
-    require(2 * n * N <= MAX_HEAD_ENTRIES, "limits", f"2n·N = {2 * n * N} entries exceed {MAX_HEAD_ENTRIES}")
+    if 2 * n * N > MAX_HEAD_ENTRIES:  # a limit: undecided (TRUST.md), not a false statement
+        raise Undecided(f"2n·N = {2 * n * N} head entries exceed the kernel's limit of {MAX_HEAD_ENTRIES}")
     got = {}
     for t in tensors:
         require(t["role"] not in got, "input", f"{t['role']} given twice")
@@ -397,12 +399,13 @@ def read_slice(path: Path, t: dict) -> fmpq_mat:
                 from . import gguf
             except ImportError:
                 raise Undecided("a GGUF tensor: the kernel's GGUF reader (kernel/gguf.py) is not installed") from None
-            return gguf.read_slice(path, t)
+            return gguf.read_slice(path, t, MAX_HEAD_ENTRIES)
     dt, R, C, sz, off = _st_info(path, t["name"])
     shape = [R, C]
     a, b = t["rows"] if "rows" in t else t["cols"]
     require(0 <= a < b <= (R if "rows" in t else C), "input", f"slice {a}:{b} of {t['name']} {shape}")
-    require((b - a) * (C if "rows" in t else R) <= MAX_HEAD_ENTRIES, "limits", "slice too large")
+    if (b - a) * (C if "rows" in t else R) > MAX_HEAD_ENTRIES:
+        raise Undecided(f"slice {a}:{b} of {t['name']} {shape}: over the kernel's limit of {MAX_HEAD_ENTRIES} entries")
     rows = []
     with open(path, "rb") as fh:
         if "rows" in t:
