@@ -68,8 +68,97 @@ def _st_bad(path: Path, why: str):
     raise Invalid("weights", f"{Path(path).name} is not a valid safetensors file: {why}")
 
 
+#: serde_json's table of powers of ten (f64 literals 1e0 … 1e308, correctly rounded)
+_POW10 = [float(f"1e{i}") for i in range(309)]
+_I32 = (-(1 << 31), (1 << 31) - 1)
+#: serde_json's recursion limit: arrays and objects nest at most 127 deep
+SERDE_MAX_DEPTH = 127
+
+
+def _serde_f64(lit: str) -> float:
+    """The f64 serde_json 1.x (no ``float_roundtrip``: its fast, inexact parser, which the
+    reference loader is built with) makes of the JSON number ``lit``; ValueError where it answers
+    "number out of range".  Its steps (``parse_integer``, ``parse_long_integer``,
+    ``parse_decimal[_overflow]``, ``parse_exponent[_overflow]``, ``f64_from_parts``): digits
+    accumulate into a u64 significand until the next one would overflow it; further integer
+    digits raise the decimal exponent, further fraction digits are dropped; the exponent is an
+    i32 (on overflow: 0 for a zero significand or a negative exponent, else out of range),
+    added with saturation; then f = significand as f64, multiplied by 10^e (out of range if it
+    becomes infinite) or divided by 10^-e, in steps of 10^308 below 10^-308."""
+    pos = not lit.startswith("-")
+    mant, _, exp = lit.lstrip("-").replace("E", "e").partition("e")
+    ip, _, fp = mant.partition(".")
+    sig, e10 = 0, 0
+    for i, c in enumerate(ip):
+        if sig * 10 + ord(c) - 48 > _U64 - 1:
+            e10 = len(ip) - i
+            break
+        sig = sig * 10 + ord(c) - 48
+    for c in fp:
+        if sig * 10 + ord(c) - 48 > _U64 - 1:
+            break
+        sig, e10 = sig * 10 + ord(c) - 48, e10 - 1
+    if exp:
+        neg, x = exp.startswith("-"), 0
+        for c in exp.lstrip("+-"):
+            x = x * 10 + ord(c) - 48
+            if x > _I32[1]:
+                if sig and not neg:
+                    raise ValueError("number out of range")
+                return 0.0 if pos else -0.0
+        e10 = min(max(e10 - x if neg else e10 + x, _I32[0]), _I32[1])
+    f = float(sig)
+    while True:
+        if abs(e10) < len(_POW10):
+            if e10 >= 0:
+                f *= _POW10[e10]
+                if f in (float("inf"), float("-inf")):
+                    raise ValueError("number out of range")
+            else:
+                f /= _POW10[-e10]
+            break
+        if f == 0.0:
+            break
+        if e10 >= 0:
+            raise ValueError("number out of range")
+        f, e10 = f / 1e308, e10 + 308
+    return f if pos else -f
+
+
+def _serde_int(lit: str):
+    """An integer literal as serde_json reads it: a u64 or a nonzero i64 stays an integer;
+    ``-0``, a negative below −2^63 and anything longer than u64 become an f64 (so no usize),
+    possibly out of range."""
+    digits = lit.lstrip("-")
+    if len(digits) <= 20:
+        v = int(lit)
+        if -(1 << 63) <= v < _U64 and not (v == 0 and lit.startswith("-")):
+            return v
+    return _serde_f64(lit)
+
+
+def _serde_strings_and_depth(obj) -> None:
+    """ValueError unless every string (keys too) is valid Unicode -- no lone surrogate escape,
+    which serde_json refuses wherever it is -- and arrays/objects nest at most
+    :data:`SERDE_MAX_DEPTH` deep (the reference parses every value, ignored ones too)."""
+    stack = [(obj, 1)]
+    while stack:
+        o, depth = stack.pop()
+        if isinstance(o, (dict, list)):
+            if depth > SERDE_MAX_DEPTH:
+                raise ValueError(f"arrays/objects nested more than {SERDE_MAX_DEPTH} deep")
+            for k, v in (o.items() if isinstance(o, dict) else ((None, v) for v in o)):
+                if k is not None:
+                    k.encode("utf-8")
+                stack.append((v, depth + 1))
+        elif isinstance(o, str):
+            o.encode("utf-8")
+
+
 def _st_json(text: str):
-    """The header parsed as serde_json reads it, and with every object's keys unique."""
+    """The header parsed as serde_json reads it -- numbers, strings and depth by serde_json's
+    rules (:func:`_serde_f64`, :func:`_serde_int`, :func:`_serde_strings_and_depth`) -- and with
+    every object's keys unique (the README's rule)."""
     def pairs(kv):
         out = {}
         for k, v in kv:
@@ -81,9 +170,10 @@ def _st_json(text: str):
     def const(c):
         raise ValueError(f"{c} is not JSON")
 
-    # serde reads "-0" as a float, so it is no usize; Python would read the integer 0
-    return json.loads(text, object_pairs_hook=pairs, parse_constant=const,
-                      parse_int=lambda t: -0.0 if t == "-0" else int(t))
+    hdr = json.loads(text, object_pairs_hook=pairs, parse_constant=const, parse_int=_serde_int,
+                     parse_float=_serde_f64)
+    _serde_strings_and_depth(hdr)
+    return hdr
 
 
 def _usize(v) -> bool:
@@ -102,10 +192,12 @@ def st_header(path: Path) -> tuple[dict, int]:
        N ≤ 100,000,000 and 8 + N ≤ the file's size;
     2. the N header bytes are UTF-8 and a JSON object (begins with ``{``; the README's MUST,
        which 0.8 does not yet enforce) followed by JSON whitespace only;
-    3. JSON as serde_json reads it: no NaN/Infinity, integers written as integers (``16.0``,
-       ``1e1`` and ``-0`` are no usize), no lone surrogates; and no key twice in any object
-       (the README: "Duplicate keys are disallowed"; serde keeps the last one silently, so a
-       tensor named twice is refused here even when the reference would read it);
+    3. JSON as serde_json reads it, every value (ignored fields too: the reference parses the
+       whole header): no NaN/Infinity, integers written as integers (``16.0``, ``1e1`` and
+       ``-0`` are no usize), no number serde_json's parser puts out of the f64 range, no lone
+       surrogate in any string, arrays/objects nested at most 127 deep; and no key twice in any
+       object (the README: "Duplicate keys are disallowed"; serde keeps the last one silently,
+       so a tensor named twice is refused here even when the reference would read it);
     4. ``__metadata__``, when present, is null or an object of strings to strings;
     5. every other key is a tensor: an object with ``dtype`` (one of :data:`ST_BITS`),
        ``shape`` (a list of u64) and ``data_offsets`` (exactly two u64, begin ≤ end); other
@@ -144,8 +236,6 @@ def _st_header(path: str, size: int, mtime_ns: int) -> tuple[dict, int]:
         _st_bad(path, "header does not begin with '{'")
     try:
         hdr = _st_json(text)
-        for k in hdr:
-            k.encode("utf-8")
     except (ValueError, RecursionError, UnicodeEncodeError) as e:
         _st_bad(path, f"header is not JSON as the format reads it ({str(e)[:120]})")
     if not isinstance(hdr, dict):
@@ -373,11 +463,15 @@ def to_Z(vals: list[tuple[int, int]], R: int, C: int) -> tuple[fmpz_mat, int]:
 
 def tensor(path: Path, name: str, rows: list[int] | None = None) -> tuple[fmpz_mat, int]:
     """(Z, e): the chosen rows (all when None) of a 2-D tensor, or a 1-D tensor as one row,
-    of a safetensors file (F64/F32/F16/BF16), exactly Z·2^e."""
+    of a safetensors file (F64/F32/F16/BF16), exactly Z·2^e.  At most 4·2^24 rows and entries
+    (Undecided beyond, from the header: a legal [2^40, 0] tensor is not listed)."""
     dt, R, C, sz, off = _st_info(path, name, vector_ok=True)
     shape = [R, C]
+    n_rows = R if rows is None else len(rows)
+    if n_rows > MAX_HEAD_ENTRIES * 4 or n_rows * C > MAX_HEAD_ENTRIES * 4:  # before any list is made
+        raise Undecided(f"rows of {name} {shape}: over the kernel's limit of {MAX_HEAD_ENTRIES * 4} entries")
     rows = list(range(R)) if rows is None else rows
-    require(all(0 <= r < R for r in rows) and len(rows) * C <= MAX_HEAD_ENTRIES * 4, "input", f"rows of {name} {shape}")
+    require(all(0 <= r < R for r in rows), "input", f"rows of {name} {shape}")
     vals: list[tuple[int, int]] = []
     with open(path, "rb") as fh:
         if rows == list(range(R)):
