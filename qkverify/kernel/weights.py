@@ -12,8 +12,10 @@ import ast
 import functools
 import hashlib
 import json
+import lzma
 import sys
 import zipfile
+import zlib
 from array import array
 from pathlib import Path, PurePosixPath
 
@@ -305,16 +307,38 @@ NPZ_MAX_INFLATE = 1 << 31
 NPY_MAX_HEADER = 10000  # numpy's own max_header_size
 
 
+#: what may begin an .npz: numpy's np.load takes a file for a zip only when it begins so
+NPZ_SIGNATURES = (b"PK\x03\x04", b"PK\x05\x06")
+#: what zipfile and its decompressors raise for a member that is not what its headers say
+_ZIP_ERRORS = (zipfile.BadZipFile, zlib.error, lzma.LZMAError, EOFError, RuntimeError, NotImplementedError)
+
+
+@functools.lru_cache(maxsize=64)
+def _npz_member_read(path: str, size: int, mtime_ns: int, member: str) -> None:
+    """Read member ``member`` to its end once (per file version), so zipfile checks its CRC-32
+    as numpy does; the streaming read of :func:`_npz_block` stops at the last needed entry."""
+    with zipfile.ZipFile(path) as z, z.open(member) as fh:
+        while fh.read(1 << 22):
+            pass
+
+
 def _npz_block(path: Path, name: str, idx: list[int], N: int, n: int) -> list[tuple[int, int]]:
     """The N × n block ``[*idx, :, :]`` of array ``name`` of an ``.npz`` (a zip of ``.npy`` files,
     format 1.0–3.0, C or Fortran order), row-major, as exact dyadics.
 
-    Rules: the zip names each member once; the ``.npy`` header is ≤ 10000 bytes (numpy's
-    limit) and a dict with ``descr``, ``fortran_order`` and ``shape``; the member holds exactly
-    header + Π shape · itemsize bytes.  A member breaking them is Invalid; a dtype other than
-    little-endian f2/f4/f8 is Undecided; a compressed member declaring more than
-    :data:`NPZ_MAX_INFLATE` bytes is Undecided (the limit), so a zip bomb is refused before
-    anything is inflated.  Only the needed elements are kept in memory."""
+    Rules (numpy's ``np.load``, which refuses the rest): the file begins with a zip signature;
+    the zip names each member once and never both ``X`` and ``X.npy`` (np.load's key ``X``
+    would be the former); the member is not encrypted and its CRC-32 is right (it is read to
+    its end once); the ``.npy`` header is ≤ 10000 bytes (numpy's limit) and a dict with
+    ``descr``, ``fortran_order`` and ``shape``; the member holds exactly header +
+    Π shape · itemsize bytes.  A member breaking them is Invalid; a dtype other than
+    little-endian f2/f4/f8 (spelled ``'<f2'``, ``'<f4'``, ``'<f8'``, as numpy writes them) is
+    Undecided; a compressed member declaring more than :data:`NPZ_MAX_INFLATE` bytes is
+    Undecided (the limit), so a zip bomb is refused before anything is inflated.  Only the
+    needed elements are kept in memory."""
+    with open(path, "rb") as f0:
+        require(f0.read(4) in NPZ_SIGNATURES, "weights",
+                f"{path.name} does not begin with a zip signature (numpy's np.load refuses it as an .npz)")
     try:
         z = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError):
@@ -322,6 +346,8 @@ def _npz_block(path: Path, name: str, idx: list[int], N: int, n: int) -> list[tu
     with z:
         names = z.namelist()
         require(len(names) == len(set(names)), "weights", f"{path.name}: a zip member named twice")
+        both = sorted(m for m in set(names) if m + ".npy" in set(names))
+        require(not both, "weights", f"{path.name}: members {both[:1]} and their .npy are both one array for np.load")
         try:
             info = z.getinfo(name + ".npy")
         except KeyError:
@@ -329,9 +355,12 @@ def _npz_block(path: Path, name: str, idx: list[int], N: int, n: int) -> list[tu
         if info.compress_type != zipfile.ZIP_STORED and info.file_size > NPZ_MAX_INFLATE:
             raise Undecided(f"{path.name}:{name} inflates to {info.file_size} bytes, over the kernel's limit of "
                             f"{NPZ_MAX_INFLATE} for a compressed member")
+        require(not info.flag_bits & 1, "weights", f"{path.name}:{name} is an encrypted member")
         try:
+            st = Path(path).stat()
+            _npz_member_read(str(Path(path).resolve()), st.st_size, st.st_mtime_ns, info.filename)
             fh = z.open(info)
-        except (zipfile.BadZipFile, NotImplementedError, OSError) as e:
+        except (*_ZIP_ERRORS, OSError) as e:  # OSError: e.g. bz2's "Invalid data stream"
             raise Invalid("weights", f"{path.name}:{name} cannot be read ({e})") from None
         with fh:
             head = fh.read(12)
@@ -348,7 +377,7 @@ def _npz_block(path: Path, name: str, idx: list[int], N: int, n: int) -> list[tu
             require(isinstance(hdr, dict) and set(hdr) == {"descr", "fortran_order", "shape"}
                     and isinstance(hdr["shape"], tuple) and all(type(d) is int and d >= 0 for d in hdr["shape"])
                     and type(hdr["fortran_order"]) is bool, "weights", f"{name}: malformed .npy header")
-            dt = {"<f2": "F16", "<f4": "F32", "<f8": "F64"}.get(hdr["descr"])
+            dt = {"<f2": "F16", "<f4": "F32", "<f8": "F64"}.get(hdr["descr"]) if isinstance(hdr["descr"], str) else None
             if dt is None:
                 raise Undecided(f"{name}: dtype {hdr['descr']!r}; the kernel reads little-endian f2/f4/f8 arrays")
             shape, sz = list(hdr["shape"]), FLOATS[dt][0]
