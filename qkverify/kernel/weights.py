@@ -13,6 +13,8 @@ import functools
 import hashlib
 import json
 import lzma
+import os
+import stat
 import sys
 import zipfile
 import zlib
@@ -34,20 +36,39 @@ def _sha256(path: str, size: int, mtime_ns: int) -> str:
         return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
+def _can_be_weights(c: Path) -> bool:
+    """Whether candidate ``c`` can be a weights file the kernel reads: a regular file of at least
+    10 bytes that begins as a safetensors file (a u64 header length ≤ 10^8, then ``{``), a GGUF
+    file or a zip (.npz) does.  Decided from its size and first 9 bytes, read non-blocking, so a
+    hint at a pseudo-file that never ends (``/proc/kmsg``: size 0) or at any other big file is
+    never read through: its readers would refuse such a file anyway."""
+    st = c.stat()
+    if not stat.S_ISREG(st.st_mode) or st.st_size < 10:
+        return False
+    fd = os.open(c, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        head = os.read(fd, 9)
+    finally:
+        os.close(fd)
+    return (head[:4] == b"GGUF" or head[:4] in NPZ_SIGNATURES
+            or (int.from_bytes(head[:8], "little") <= ST_MAX_HEADER and head[8:9] == b"{"))
+
+
 def find(file: str, sha256: str, base_dir: Path | None, dirs: list[str]) -> Path:
     """The candidate file whose SHA-256 is ``sha256``; Undecided naming the candidates when none is.
 
     ``file`` is the recorded name or a ``path_hint`` (a relative POSIX path).  Candidates, in
     order: ``file`` relative to the certificate's directory ``base_dir``, its name there, ``file``
     relative to the working directory, its name in each of ``dirs`` (``--weights`` and the
-    installed model packages).  Only regular files are hashed, and a candidate is used only when
-    its SHA-256 is the certificate's: a hint can point nowhere dangerous."""
+    installed model packages).  A candidate is hashed only if it can be a weights file
+    (:func:`_can_be_weights`), and used only when its SHA-256 is the certificate's: a hint can
+    point nowhere dangerous."""
     name = Path(file).name
     cands = ([base_dir / file, base_dir / name] if base_dir else []) + [Path(file)] + [Path(d) / name for d in dirs]
     seen = []
     for c in cands:
         try:
-            if c.is_file():
+            if _can_be_weights(c):
                 st = c.stat()
                 if _sha256(str(c.resolve()), st.st_size, st.st_mtime_ns) == sha256:
                     return c
