@@ -198,3 +198,35 @@ def test_a_structured_descr_is_not_a_kernel_error(tmp_path):
         kernel_head(p)
     with pytest.raises(QKInputError, match="dtype"):
         load_model(str(p))
+
+
+# --- the same values on both sides ------------------------------------------------------------------
+
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("comp", [zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED])
+@pytest.mark.parametrize("dt", [np.float16, np.float32, np.float64])
+def test_random_finite_values_read_the_same_by_producer_and_kernel(tmp_path, order, comp, dt):
+    """Random finite bit patterns (subnormals and extremes included) in [2, 3, 5, 4] arrays, C or
+    Fortran order, stored or deflated: every head's W_Q and W_K, entry by entry, are the same
+    rationals for numpy (the reference), the producer and the kernel."""
+    rng = np.random.default_rng(int(np.dtype(dt).itemsize) + 10 * (order == "F") + comp)
+    u = {2: np.uint16, 4: np.uint32, 8: np.uint64}[np.dtype(dt).itemsize]
+    arrs = []
+    for _ in range(2):
+        bits = rng.integers(0, np.iinfo(u).max, (2, 3, 5, 4), dtype=u, endpoint=True)
+        a = bits.view(dt).copy()
+        a[~np.isfinite(a)] = 0
+        arrs.append(np.asfortranarray(a) if order == "F" else a)
+    b = io.BytesIO()
+    with zipfile.ZipFile(b, "w", compression=comp) as z:
+        for key, a in zip(("W_Q", "W_K"), arrs):
+            z.writestr(key + ".npy", npy(a))
+    p = write(tmp_path, b.getvalue())
+    heads = list(load_model(str(p)).heads())
+    assert len(heads) == 6
+    for h in heads:
+        for key, W in (("W_Q", h.W_Q), ("W_K", h.W_K)):
+            idx = [h.layer, h.head if key == "W_Q" else h.kv_head]
+            kern = [Fraction(m) * Fraction(2) ** e for m, e in KW._npz_block(p, key, idx, 5, 4)]
+            ref = [Fraction(float(x)) for x in arrs[key == "W_K"][idx[0], idx[1]].reshape(-1)]
+            assert [Fraction(float(x)) for x in np.asarray(W).T.reshape(-1)] == ref == kern, (h.layer, h.head, key)

@@ -155,3 +155,40 @@ def test_the_producer_refuses_a_tensor_numpy_cannot_shape_in_one_line(tmp_path):
     f = SafetensorsFile(p)
     with pytest.raises(QKInputError, match="cannot read tensor e"):
         f.get("e")
+
+
+# --- the same values on both sides ------------------------------------------------------------------
+
+@pytest.mark.parametrize("dt,bits", [("F16", 16), ("BF16", 16), ("F32", 32), ("F64", 64)])
+def test_random_bit_patterns_read_the_same_by_producer_and_kernel(tmp_path, dt, bits):
+    """Every finite pattern class (zeros, subnormals, normals up to the largest, both signs) of a
+    7 × 9 tensor: the producer's float (exact) equals the kernel's m·2^e entry by entry, and
+    both equal the IEEE value computed here from the bits."""
+    from fractions import Fraction
+
+    E = {16: 5, 32: 8, 64: 11}[bits] if dt != "BF16" else 8
+    Fb = bits - 1 - E
+    rng = random.Random(bits + len(dt))
+    pats = []
+    while len(pats) < 63:
+        u = rng.getrandbits(bits) if rng.random() < .7 else rng.choice([0, 1, (1 << Fb) - 1, 1 << Fb, ((1 << E) - 2) << Fb])
+        if rng.random() < .5:
+            u |= 1 << (bits - 1)
+        if (u >> Fb) & ((1 << E) - 1) != (1 << E) - 1:
+            pats.append(u)
+
+    def value(u):
+        s, e, f = u >> (bits - 1), (u >> Fb) & ((1 << E) - 1), u & ((1 << Fb) - 1)
+        bias = (1 << (E - 1)) - 1
+        v = Fraction(f, 1 << Fb) * Fraction(2) ** (1 - bias) if e == 0 else (1 + Fraction(f, 1 << Fb)) * Fraction(2) ** (e - bias)
+        return -v if s else v
+
+    code = {16: "<H", 32: "<I", 64: "<Q"}[bits]
+    data = b"".join(struct.pack(code, u) for u in pats)
+    p = tmp_path / "m.safetensors"
+    p.write_bytes(blob('{"w":%s}' % t(0, len(data), (7, 9), dt), data))
+    want = [value(u) for u in pats]
+    mine = [Fraction(float(x)) for x in SafetensorsFile(p).get("w").reshape(-1)]
+    Z, e = KW.tensor(p, "w")
+    kern = [Fraction(int(z)) * Fraction(2) ** e for z in Z.entries()]
+    assert mine == want and kern == want
