@@ -128,8 +128,8 @@ def _header(path: str, size: int, mtime_ns: int) -> tuple[dict, dict, int]:
                 return list(struct.unpack(f"<{n}{_SCALAR[it]}", raw(n * struct.calcsize(_SCALAR[it]))))
             return [value(8) for _ in range(n)]
 
-        if raw(4) != b"GGUF":
-            raise Undecided("not a GGUF file")
+        if raw(4) != b"GGUF":  # the certificate says GGUF of the file its SHA-256 pins
+            _bad(path, "it does not begin with the magic GGUF")
         version = get("I")
         if version & 0xFFFF == 0:
             _bad(path, f"version {version}: the other byte order")

@@ -449,6 +449,10 @@ def _st_info(path: Path, name: str, vector_ok: bool = False) -> tuple[str, int, 
 def _tensor(path: Path, t: dict, n: int, N: int) -> list[tuple[int, int]]:
     """The exact W_Q or W_K (n × N, row-major) that tensor reference ``t`` names."""
     fmt = t.get("format", "safetensors")
+    slices = {"safetensors": ("rows", "cols"), "npz": ("index",), "gguf": ("rows",)}.get(fmt, ())
+    require(any(k in t for k in slices), "input", f"{t['name']}: a {fmt} tensor is sliced by {' or '.join(slices)}")
+    # a transform the kernel would not apply must not be stated: the statement would not be what is checked
+    require(fmt == "gguf" or "transform" not in t, "input", f"{t['name']}: a transform applies to GGUF tensors only")
     if fmt == "npz":  # TransformerLens [..., d_model, d_head] arrays, indexed, then transposed
         vals = _npz_block(path, t["name"], t["index"], N, n)
         return [vals[r * n + c] for c in range(n) for r in range(N)]
