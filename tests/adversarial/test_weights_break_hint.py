@@ -142,3 +142,21 @@ def test_find_reports_no_candidate_for_pseudo_files(tmp_path):
     with pytest.raises(Undecided, match="no candidate"):
         KW.find(_climb(tmp_path) + "proc/self/status" if Path("/proc/self/status").is_file() else "x/none",
                 "0" * 64, tmp_path, [])
+
+
+@pytest.mark.parametrize("folder", ["back\\slash", "tab\there", "deep/" * 220 + "m"])
+def test_a_folder_the_schema_cannot_name_gets_no_hint_not_a_failed_run(tmp_path, monkeypatch, capsys, folder):
+    """A model in a folder whose relative path has a backslash or a control character, or is over
+    1024 characters: `heads` failed outright ("certificate schema violation at .../path_hint").
+    The hint is optional: the certificates are written without it and verify with --weights."""
+    from test_weights_path_hint import _my_model  # noqa: PLC0415
+
+    from qkverify.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    d = _my_model(Path("models") / folder)
+    assert main(["heads", str(d), "--out", "out", "--no-plot", "--quiet", "--no-report"]) == 0, capsys.readouterr().err
+    cert = json.loads(Path("out/L00H00.json").read_text())
+    assert all("path_hint" not in t for t in cert["input"]["tensors"])
+    capsys.readouterr()
+    assert main(["verify", "out/L00H00.json", "--weights", str(d)]) == 0
