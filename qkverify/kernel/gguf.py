@@ -32,7 +32,9 @@ evaluation may round (f16 d, m, dmin read exactly; q the block's small integers)
   Q4_K, Q5_K: d·sc·q − dmin·mn with the 6-bit scales/mins of get_scale_min_k4;
   Q6_K: d·sc·(q − 32) with int8 scales.
 
-A matrix with ggml dimensions ``[ne0, ne1]`` has ``ne1`` rows of ``ne0`` values."""
+A matrix with ggml dimensions ``[ne0, ne1]`` (any further ones 1, as ggml pads them) has
+``ne1`` rows of ``ne0`` values; slices are checked, and limited in size, from the header before
+any block is read, and a column slice reads only the blocks holding its columns."""
 
 from __future__ import annotations
 
