@@ -23,5 +23,5 @@ def table(rows: list[list[str]], headers: list[str]) -> str:
     line = "  ".join(h.ljust(w) for h, w in zip(headers, widths))
     out = [line, "  ".join("-" * w for w in widths)]
     for r in rows:
-        out.append("  ".join(str(x).ljust(w) for x, w in zip(r, widths)))
+        out.append("  ".join(str(x).ljust(w) for x, w in zip(r, widths)).rstrip())
     return "\n".join(out)
