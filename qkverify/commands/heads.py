@@ -39,8 +39,9 @@ def _cores() -> int:
 def add_arguments(p) -> None:
     """Register the options of ``qkverify heads`` on an argparse parser."""
     p.add_argument("model", nargs="*", default=None,
-                   help="weights (.safetensors file/dir, .gguf, TransformerLens .npz) or a known model "
-                        "(all-MiniLM-L6-v2 [default], SmolLM2-135M-Instruct); several give a combined table")
+                   help="weights (.safetensors file/dir, .gguf, TransformerLens .npz), a known model "
+                        "(all-MiniLM-L6-v2 [default], SmolLM2-135M-Instruct) or a Hugging Face hub id (org/name) "
+                        "held by the local Hugging Face cache (never downloaded); several give a combined table")
     p.add_argument("--out", default=None,
                    help="output directory (default certificates/heads/<model>/; with several models "
                         "<out>/<model>/ and the combined table in <out>, default certificates/heads)")
@@ -58,6 +59,13 @@ def add_arguments(p) -> None:
                    help="accept a model that normalises q and k after the projections (q_norm/k_norm: Qwen3, "
                         "OLMo2, Gemma 3), whose score is not a fixed bilinear form, and analyse the "
                         "pre-normalisation W_Kᵀ W_Q (every output labels it score = pre_norm_qk); refused without")
+    p.add_argument("--pre-softcap", action="store_true",
+                   help="accept a model that soft-caps its attention logits (Gemma 2: score = c·tanh(s/c)) and "
+                        "analyse the bilinear form s inside the cap (labelled score = pre_softcap); refused without")
+    p.add_argument("--layout", metavar="FILE", default=None,
+                   help="a layout file (TOML or JSON: tensor-name templates per layer, fused order, key head of "
+                        "each query head; see the README, Models) for a safetensors checkpoint whose model_type "
+                        "qkverify has no layout for")
     p.add_argument("--biaffine-vectors", action="store_true",
                    help="with query/key biases, write the exact linear terms W_Kᵀ b_Q and W_Qᵀ b_K in full into "
                         "heads.json (default: their exact squared norms and SHA-256)")
@@ -76,6 +84,8 @@ def add_arguments(p) -> None:
     p.add_argument("--full-witness", action="store_true", help="put full charpoly coefficients in the certificates")
     p.add_argument("--no-certificates", action="store_true", help="tables and picture only")
     p.add_argument("--no-plot", action="store_true", help="skip the PNG")
+    p.add_argument("--no-report", action="store_true",
+                   help="skip report.html (the interactive page: every head on the simplex, hover, certificate links)")
     p.add_argument("--force", action="store_true", help="recompute every head and replace different existing certificates")
     p.add_argument("--no-resume", action="store_true",
                    help="recompute every head even when its certificate (same weights, same options) is already "
@@ -119,6 +129,9 @@ def _model_notes(meta: dict) -> list[str]:
     if "pre_norm_qk" in score:
         out.append(f"note: {meta.get('qk_norm')}: the score is not a fixed bilinear form; every head above is the "
                    "PRE-NORMALISATION W_Kᵀ W_Q (score = pre_norm_qk in heads.csv/heads.json)")
+    if "pre_softcap" in score:
+        out.append(f"note: {meta.get('softcap')}: every head above is the bilinear form s INSIDE the cap "
+                   "(score = pre_softcap in heads.csv/heads.json)")
     if "biaffine" in score:
         out.append("note: query/key biases present: the score is biaffine (Lemma 1) and the analysis is of its "
                    "bilinear part W_Kᵀ W_Q; the linear terms and constant are per head in heads.json (biaffine)")
@@ -131,6 +144,10 @@ def _folder_name(spec: str | None) -> str | None:
     not the stem of a file inside it."""
     if spec is None:
         return None
+    from ..models.hub import hub_name
+
+    if hub_name(spec):                 # a Hugging Face cache folder or snapshot: its org/name
+        return hub_name(spec)
     p = Path(spec)
     if not p.is_dir():
         return None
@@ -219,6 +236,8 @@ def _run(args) -> int:
             summary[name] = model_summary(rows)
         if multi:
             write_survey(all_rows, base / "survey.csv")
+            if not getattr(args, "no_report", False):
+                _survey_report(all_rows, specs, base, args)
             (base / "survey_summary.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
             for name, s in summary.items():
                 sigs = ", ".join(f"{k}: {v}" for k, v in sorted(s["signatures"].items()))
@@ -234,6 +253,22 @@ def _run(args) -> int:
             cluster.close()
 
 
+def _survey_report(all_rows: list[dict], specs, base: Path, args) -> None:
+    """One report.html for several models (a model selector), linking to <model>/LxxHyy.json."""
+    from ..heads.report import model_data, write_report
+
+    models, order = {}, []
+    for r in all_rows:
+        if r["model"] not in models:
+            order.append(r["model"])
+            models[r["model"]] = []
+        models[r["model"]].append(r)
+    data = [model_data(models[m], m, int(models[m][0]["N"]), int(models[m][0]["n"]), _slug(m) + "/",
+                       not args.no_certificates) for m in order]
+    write_report(base / "report.html", data, f"{len(order)} models, {len(all_rows)} heads")
+    print(f"wrote {base}/report.html (one page, a model selector)")
+
+
 def _one_model(spec, layers, cfg, args, base: Path, multi: bool, client) -> tuple[int, list[dict], str]:
     from ..certificates import write
     from ..heads.certificate import certificates_for
@@ -244,7 +279,8 @@ def _one_model(spec, layers, cfg, args, base: Path, multi: bool, client) -> tupl
     from ..io.outputs import probe_output_dir
 
     pre_norm = bool(getattr(args, "pre_norm_qk", False))
-    model = load_model(spec, args.n_heads, args.n_kv_heads, name=_folder_name(spec), pre_norm_qk=pre_norm)
+    model = load_model(spec, args.n_heads, args.n_kv_heads, name=_folder_name(spec), pre_norm_qk=pre_norm,
+                       pre_softcap=bool(getattr(args, "pre_softcap", False)), layout=getattr(args, "layout", None))
     if layers is not None:
         bad = [l for l in layers if l >= model.n_layers]
         if bad:
@@ -256,7 +292,8 @@ def _one_model(spec, layers, cfg, args, base: Path, multi: bool, client) -> tupl
     probe_output_dir(out)
     meta = model.describe()
     meta["layers"] = layers if layers is not None else list(range(model.n_layers))
-    ref = ModelRef(str(model.path), model.sha256, args.n_heads, args.n_kv_heads, model.name, pre_norm)
+    ref = ModelRef(str(model.path), model.sha256, args.n_heads, args.n_kv_heads, model.name, pre_norm,
+                   tuple(sorted(model.options.items())))
     register(ref, model)
     results: list[dict] = []
     n_cert = 0
@@ -271,12 +308,14 @@ def _one_model(spec, layers, cfg, args, base: Path, multi: bool, client) -> tupl
         p = out / f"L{l:02d}H{h:02d}.json"
         return p if p.is_file() else None
 
+    wdir = Path(model.path) if Path(model.path).is_dir() else Path(model.path).parent
+
     def on_result(res: dict) -> None:
         nonlocal n_cert
         if not args.no_certificates and not res.get("resumed"):
             res["values"] = certificate_values(res)
             r = res["row"]
-            for suffix, cert in certificates_for(res, res["source"], res["values"]):
+            for suffix, cert in certificates_for(res, res["source"], res["values"], wdir, out):
                 write(cert, out / f"L{r['layer']:02d}H{r['head']:02d}{suffix}.json", force=args.force)
         if not args.no_certificates:
             n_cert += 1
@@ -303,6 +342,12 @@ def _one_model(spec, layers, cfg, args, base: Path, multi: bool, client) -> tupl
     if not args.no_plot:
         plot(rows, out / "heads.png", f"{model.name}: {len(rows)} heads (N = {model.d_model}, n = {model.d_head})",
              model.d_model)
+    if not getattr(args, "no_report", False):
+        from ..heads.report import model_data, write_report
+
+        write_report(out / "report.html", [model_data(rows, model.name, model.d_model, model.d_head, "",
+                                                      not args.no_certificates, meta)],
+                     f"{model.name}: {len(rows)} heads (N = {model.d_model}, n = {model.d_head})")
     if not args.quiet:
         for line in summary_lines(rows):
             print(line)
@@ -316,6 +361,7 @@ def _one_model(spec, layers, cfg, args, base: Path, multi: bool, client) -> tupl
     for s in skipped[:3]:
         print(f"note: {s}")
     print(f"wrote {out}/heads.csv, heads.json" + ("" if args.no_plot else ", heads.png")
+          + ("" if getattr(args, "no_report", False) else ", report.html")
           + (f" and the certificates of {n_cert} heads (Theorem 3 and Definition 6: LxxHyy.json, "
              "LxxHyy.profile.json)" if n_cert else ""))
     bad = [r for r in results if r["verdict"] == "fails"]

@@ -51,6 +51,7 @@ class ModelRef:
     n_kv_heads: int | None = None
     name: str | None = None
     pre_norm_qk: bool = False
+    options: tuple = ()          # further loader options, sorted (key, value) pairs (Model.options)
 
 
 @dataclass
@@ -97,7 +98,8 @@ def _open(ref: ModelRef):
         return _MODELS[ref]
     if len(_MODELS) >= 4:
         _MODELS.clear()
-    model = load_model(ref.spec, ref.n_heads, ref.n_kv_heads, name=ref.name, pre_norm_qk=ref.pre_norm_qk)
+    model = load_model(ref.spec, ref.n_heads, ref.n_kv_heads, name=ref.name, pre_norm_qk=ref.pre_norm_qk,
+                       **dict(ref.options))
     _MODELS[ref] = model
     if ref.sha256 and model.sha256 != ref.sha256:
         raise QKInputError(f"{ref.spec}: SHA-256 {model.sha256[:12]}… differs from the task's {ref.sha256[:12]}… "
@@ -145,7 +147,8 @@ def reusable_result(path: Path, rec, cfg: RunConfig, first: bool) -> dict | None
 
     try:
         inp, disp, values = cert["input"], cert["display"], cert["display"]["row"]
-        same = (inp.get("tensors") == tensor_refs(rec.source) and disp.get("layer") == rec.layer
+        recorded = [{k: v for k, v in t.items() if k != "path_hint"} for t in inp.get("tensors") or []]
+        same = (recorded == tensor_refs(rec.source) and disp.get("layer") == rec.layer
                 and disp.get("head") == rec.head and values.get(OPTIONS_KEY) == cfg.fingerprint(first)
                 and all(Path(str(path).replace(".json", f"{sfx}.json")).is_file() for _, sfx in STATEMENTS))
     except (KeyError, TypeError, AttributeError):
