@@ -6,6 +6,7 @@ model's heads are run by the audit command."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 from pathlib import Path
 
 from .. import certificates
@@ -34,10 +35,12 @@ def statements_with_checks() -> list:
     return [st for st in metadata.load().values() if any(d.check in ids for d in st.decls)]
 
 
-def run_statements(out_dir: Path, force: bool = False, write: bool = True) -> list[AuditRow]:
+def run_statements(out_dir: Path, force: bool = False, write: bool = True,
+                   on_statement: Callable[[str], None] | None = None) -> list[AuditRow]:
     """Every statement checked declaration by declaration (certificate format 2) on every
     suite input of a kind one of its checks takes.  A case on which no declaration can be
-    evaluated (every one has a failing hypothesis) is listed as ``skipped`` with the reasons."""
+    evaluated (every one has a failing hypothesis) is listed as ``skipped`` with the reasons.
+    ``on_statement(id)`` is called after each statement (a progress bar)."""
     from ..claims.evaluate import evaluate
     from ..claims.registry import declaration_check_fn, registered_check_ids
     from ..errors import QKInputError
@@ -65,6 +68,8 @@ def run_statements(out_dir: Path, force: bool = False, write: bool = True) -> li
             note = "; ".join(f"{r.meta.check}: {r.conclusion}" for r in run.failures())[:160]
             rows.append(AuditRow(st.id, st.label, name, run.verdict, run.evidence, note,
                                  str(path) if path else None, status))
+        if on_statement is not None:
+            on_statement(st.id)
     return rows
 
 
