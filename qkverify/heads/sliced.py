@@ -163,18 +163,26 @@ def _exact_cross(A: list, alo: int, B: list, blo: int, w: int) -> tuple[np.ndarr
     m = A[0].shape[0]
     ma = [float(np.max(np.abs(X))) for X in A]
     mb = [float(np.max(np.abs(X))) for X in B]
-    pairs = [(math.ldexp(m * ma[a] * mb[b], w * (a + b + alo + blo)), a, b)
-             for a in range(len(A)) for b in range(len(B)) if ma[a] and mb[b]]
+    # each pair's bound m·max|A_a|·max|B_b|·2^(w(a+b+alo+blo)) as a base-2 logarithm (no overflow)
+    pairs = sorted((math.log2(ma[a]) + math.log2(mb[b]) + w * (a + b), a, b)
+                   for a in range(len(A)) for b in range(len(B)) if ma[a] and mb[b])
     if not pairs:
         z = np.zeros((m, m))
         return z, z + TINY
-    pairs.sort()
     top = pairs[-1][0]
-    dropped = 0.0
+    rel = 0.0                      # upper bound of the dropped pairs' bounds over the top pair's
     k = 0
-    while k < len(pairs) - 1 and (dropped + pairs[k][0]) * 1.01 <= math.ldexp(top, -CROSS_DROP_BITS):
-        dropped += pairs[k][0]
+    while k < len(pairs) - 1:
+        r = math.ldexp(1.0, max(math.ceil(pairs[k][0] - top) + 1, -1000))     # ≥ 2^(lb − top)
+        if (rel + r) * 1.01 > math.ldexp(1.0, -CROSS_DROP_BITS):
+            break
+        rel += r
         k += 1
+    try:
+        ft = math.floor(top)
+        dropped = math.ldexp(rel * m * 2.0 ** (top - ft) * 1.01, ft + w * (alo + blo)) if k else 0.0
+    except OverflowError:                                  # beyond the float range: keep every pair
+        dropped, k = 0.0, 0
     acc: dict = {}
     for _, a, b in pairs[k:]:
         blk = (A[a].T @ B[b]).astype(np.int64)
