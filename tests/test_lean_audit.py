@@ -187,8 +187,10 @@ def test_real_counts_today(entries, skeleton):
     """Every one of the 177 Lean declarations is checked (theorems and lemmas) or computed
     (definitions), with a valid certificate."""
     rep = run_lean_audit(entries, read_decls(), skeleton[0])
+    # statO/statE_eq_tsum_*: Σ' = closed form is an equality between reals, never certified by enclosures
+    # (format 3), so undecided until an exact route lands (issue 23): mapped only
     assert rep["counts"] == {"declarations": 177, "theorems": 124, "definitions": 53,
-                             "checked": 124, "computed": 53, "mapped_only": 0}
+                             "checked": 122, "computed": 53, "mapped_only": 2}
     assert rep["failures"] == [] and rep["exit"] == 0
     assert rep["sources"]["registered_checks"] == 185   # 177 Lean declarations + 8 clustering-regimes check units
     # the clustering-regimes check units are counted apart from the 177 Lean declarations
@@ -357,24 +359,26 @@ def test_cli_text_counts_first(capsys):
     assert main(["lean-audit"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("lean-audit: 177 Lean declarations in 40 lean_map files; blueprint qkverify/data/blueprint.json")
-    assert out[2:5] == ["checked      124 of 124 theorems and lemmas",
+    assert out[2:5] == ["checked      122 of 124 theorems and lemmas",
                         "computed      53 of 53 definitions",
-                        "mapped only    0 of 177 declarations"]
+                        "mapped only    2 of 177 declarations"]
     assert any(l.split()[:4] == ["accumulation", "theorem", "checked", "empirical"] for l in out)
     assert any(l.split()[:4] == ["profile_rank_one", "theorem", "checked", "exact"] for l in out)
     assert any(l.split()[:4] == ["profile_sum_eq_one", "theorem", "checked", "exact"] for l in out)
-    assert out[-1] == "Result: nothing fails; 124 checked, 53 computed, 0 only mapped."
+    assert out[-1] == "Result: nothing fails; 122 checked, 53 computed, 2 only mapped."
 
 
 def test_cli_json_shape(capsys):
     assert main(["lean-audit", "--json"]) == 0
     rep = json.loads(capsys.readouterr().out)
-    assert rep["counts"]["mapped_only"] == 0 and rep["exit"] == 0
+    assert rep["counts"]["mapped_only"] == 2 and rep["exit"] == 0
     assert len(rep["declarations"]) == 177
     for r in rep["declarations"]:
         assert {"name", "kind", "status", "evidence", "certificates", "blueprint", "statement"} <= set(r)
         assert r["name"].startswith("Appendices.")
-        assert (r["status"] == "mapped only") == (r["certificates"] == 0)
+        # mapped only: no valid certificate, or only undecided ones (the two Σ'-equalities of Lemma 9)
+        assert (r["status"] == "mapped only") == (r["certificates"] == 0 or set(r["conclusions"]) and not any(
+            v for k, v in r["conclusions"].items() if k != "undecided"))
     assert [r["name"] for r in rep["declarations"]] == read_decls()
     row = {r["name"]: r for r in rep["declarations"]}["Appendices.expected_symmetric_energy_low_rank_qk"]
     assert (row["blueprint"], row["blueprint_number"], row["statement"]) == (
@@ -385,9 +389,9 @@ def test_cli_json_shape(capsys):
 
 
 def test_cli_require_checked(capsys):
-    # every declaration is checked or computed: --require-checked passes
-    assert main(["lean-audit", "--require-checked"]) == 0
-    assert "Result: nothing fails; 124 checked, 53 computed, 0 only mapped." in capsys.readouterr().out
+    # the two Σ'-equalities of Lemma 9 are only mapped (undecided, format 3): --require-checked fails
+    assert main(["lean-audit", "--require-checked"]) == 1
+    assert "Result: FAILED (--require-checked: 2 declaration(s) only mapped)." in capsys.readouterr().out
 
 
 def test_cli_custom_decls_and_blueprint(tmp_path, capsys):

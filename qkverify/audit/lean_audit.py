@@ -59,7 +59,7 @@ from .leanmap import (
 KINDS = ("theorem", "lemma", "proposition", "corollary", "definition")
 #: Evidence levels, strongest first.
 EVIDENCE_ORDER = ("exact", "certified", "empirical")
-CONCLUSIONS = ("holds", "fails", "undecided")
+CONCLUSIONS = ("holds", "fails", "undecided", "consistent", "inconsistent", "computed")
 #: The blueprint skeleton shipped with the package.
 SKELETON_PATH = Path(__file__).resolve().parents[1] / "data" / "blueprint.json"
 SKELETON_FORMAT = "qkverify-blueprint-skeleton/1"
@@ -510,7 +510,9 @@ def run_lean_audit(
     def derived(d) -> dict:
         """Status, evidence, certificate count and reason of one declaration or check unit."""
         valid = [(c, ev) for c, ev in listed.get(d.key, []) if c.kernel == "valid"]
-        holds = [ev for _, ev in valid if ev.conclusion == "holds"]
+        # format 3: a definition is computed; an empirical record is consistent (issue 23 gives
+        # it a status of its own, sampled; until then it counts as before)
+        holds = [ev for _, ev in valid if ev.conclusion in ("holds", "computed", "consistent")]
         tally = {k: sum(1 for _, ev in valid if ev.conclusion == k) for k in CONCLUSIONS}
         is_reg = d.check in registered
         if is_reg and holds:
@@ -527,8 +529,8 @@ def run_lean_audit(
         proven = sum(1 for _, ev in valid if ev.conclusion == "fails" and ev.evidence != "empirical")
         if proven:
             failures.append(f"{d.key}: {proven} valid certificate(s) conclude 'fails'")
-        if tally["fails"] > proven:
-            sampled_against.append(f"{d.key}: {tally['fails'] - proven} valid certificate(s) conclude 'fails' "
+        if tally["inconsistent"]:
+            sampled_against.append(f"{d.key}: {tally['inconsistent']} valid certificate(s) conclude 'inconsistent' "
                                    "on a sample (empirical: evidence, not a counterexample)")
         if d.status in ("checked", "computed") and not is_reg:
             failures.append(f"lean_map/{d.statement}.toml: {d.key} claims '{d.status}' but no check "

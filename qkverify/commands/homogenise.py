@@ -50,4 +50,4 @@ def run(args) -> int:
         print(f"  the C-components of T̂(lift x) and T(x) overlap as enclosures: {outs['overlap']}; "
               f"extra coordinate of each head output Σ_j ω̂_j: {', '.join(outs['head_output_extra_coordinate'])}")
         print(f"{args.file}: {run_.verdict} [{run_.evidence}]" + (f"; certificate {path}" if path else ""))
-    return {"holds": 0, "fails": 1, "undecided": 3}[run_.verdict]
+    return {"holds": 0, "consistent": 0, "inconsistent": 0, "fails": 1, "undecided": 3}[run_.verdict]
