@@ -1,17 +1,17 @@
 """The audit: every statement, declaration by declaration, on the built-in suite
-(:mod:`.suite`), its format-2 certificates, the lean_map cross-check and the
-coverage of the 177 Lean declarations; the default model's heads are run by the
-audit command."""
+(:mod:`.suite`), its certificates, the Lean map against the registered checks
+and the coverage of the 177 Lean declarations (:mod:`.lean_audit`); the default
+model's heads are run by the audit command."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 from pathlib import Path
 
 from .. import certificates
-from ..claims.registry import all_claims
 from ..errors import CertificateExists
-from . import lean_audit, leanmap
+from . import lean_audit
 
 
 @dataclass
@@ -35,10 +35,12 @@ def statements_with_checks() -> list:
     return [st for st in metadata.load().values() if any(d.check in ids for d in st.decls)]
 
 
-def run_statements(out_dir: Path, force: bool = False, write: bool = True) -> list[AuditRow]:
+def run_statements(out_dir: Path, force: bool = False, write: bool = True,
+                   on_statement: Callable[[str], None] | None = None) -> list[AuditRow]:
     """Every statement checked declaration by declaration (certificate format 2) on every
     suite input of a kind one of its checks takes.  A case on which no declaration can be
-    evaluated (every one has a failing hypothesis) is listed as ``skipped`` with the reasons."""
+    evaluated (every one has a failing hypothesis) is listed as ``skipped`` with the reasons.
+    ``on_statement(id)`` is called after each statement (a progress bar)."""
     from ..claims.evaluate import evaluate
     from ..claims.registry import declaration_check_fn, registered_check_ids
     from ..errors import QKInputError
@@ -66,21 +68,30 @@ def run_statements(out_dir: Path, force: bool = False, write: bool = True) -> li
             note = "; ".join(f"{r.meta.check}: {r.conclusion}" for r in run.failures())[:160]
             rows.append(AuditRow(st.id, st.label, name, run.verdict, run.evidence, note,
                                  str(path) if path else None, status))
+        if on_statement is not None:
+            on_statement(st.id)
     return rows
 
 
 def lean_map_problems() -> list[str]:
-    """Registered claims without a lean_map entry and the reverse, plus
-    hypothesis-name / label / declaration mismatches (qkverify.leanmap)."""
-    entries = leanmap.load_lean_map()
-    claims = all_claims()
-    ids = {c.id for c in claims} | {st.id for st in statements_with_checks()}
-    return leanmap.consistency(ids, entries) + leanmap.registry_problems(claims, entries)
+    """The Lean map against the registered checks: a registered check that no
+    ``[[decl]]`` names, a predicate id of a checked declaration with no registered
+    decision, a public declaration no ``[[decl]]`` maps (or the reverse).  Empty when
+    they agree; QKInputError when the map is malformed."""
+    from ..claims import metadata
+    from ..claims.registry import registered_check_ids, registered_predicates
+
+    stmts = metadata.load()
+    decls = metadata.declarations(stmts) + metadata.declarations(stmts, units=True)
+    return (lean_audit.registry_failures(decls, set(registered_check_ids()), set(registered_predicates()))
+            + lean_audit.coverage_failures(metadata.declarations(stmts), metadata.read_decls()))
 
 
-def lean_coverage() -> dict:
-    """The lean-audit report (:func:`qkverify.audit.lean_audit.run_lean_audit`)
-    on the shipped lean_map, declaration list, blueprint skeleton and
-    certificates: per Lean declaration checked / computed / mapped only."""
-    stmts, _ = lean_audit.load_skeleton()
-    return lean_audit.run_lean_audit(leanmap.load_lean_map(), leanmap.read_decls(), stmts)
+def lean_coverage(cert_dir: Path | None = None) -> dict:
+    """The lean-audit report (:func:`qkverify.audit.lean_audit.audit`) on the shipped
+    lean_map, declaration list and blueprint skeleton, and the certificates under
+    ``cert_dir`` -- None: the shipped set, read through the manifest in the package
+    (files a user adds under ``certificates/`` change nothing).  Per Lean declaration
+    checked / sampled / computed / mapped only; ``report["exit"]`` is 1 when something
+    fails."""
+    return lean_audit.audit(cert_dir)
