@@ -1,4 +1,4 @@
-"""Certificate files (format 2, docs/CERTIFICATES.md): JSON validated by
+"""Certificate files (format 3, docs/CERTIFICATES.md): JSON validated by
 ``schema/certificate.schema.json``, the contract with the kernel.
 
 A certificate records the exact input (``"p/q"`` strings, or per tensor the
@@ -193,9 +193,9 @@ def input_digest(input_json: dict) -> str:
 
 
 # ---------------------------------------------------------------------------
-# format 2 (docs/CERTIFICATES.md): per-declaration records and witnesses
+# format 3 (docs/CERTIFICATES.md): per-declaration records and witnesses
 
-FORMAT = "qkverify-certificate/2"
+FORMAT = "qkverify-certificate/3"
 SCHEMA_PATH = Path(__file__).with_name("schema") / "certificate.schema.json"
 
 
@@ -208,7 +208,7 @@ def _validator():
 
 
 def validate(cert: dict) -> None:
-    """Validate a format-2 certificate against the shipped schema (QKInputError naming the first violation)."""
+    """Validate a format-3 certificate against the shipped schema (QKInputError naming the first violation)."""
     v = _validator()
     errs = sorted(v.iter_errors(cert), key=lambda e: [str(p) for p in e.absolute_path])
     if errs:
@@ -219,7 +219,7 @@ def validate(cert: dict) -> None:
 
 def build(statement: str, input_json: dict, witnesses: list[dict], declarations: list[dict],
            verdict: str, evidence: str, display: dict) -> dict:
-    """Assemble a format-2 certificate; ``display`` is display-only (never re-checked)."""
+    """Assemble a format-3 certificate; ``display`` is display-only (never re-checked)."""
     return {
         "format": FORMAT,
         "statement": statement,
