@@ -378,6 +378,7 @@ class HeadSpectrum:
                        "exact-products", "arb-256", "arb-640", "exact-count",
                        "charpoly", "undecided") and the levels used
     notes           -- what could not be done and why
+    rank_M          -- the exact rank of M = [W_K; W_Q] the cells were computed with
     """
 
     n: int
@@ -398,6 +399,7 @@ class HeadSpectrum:
     equal_pairs: list = field(default_factory=list)
     stats: dict = field(default_factory=dict)
     notes: list = field(default_factory=list)
+    rank_M: int | None = None
     _cell_enc: dict | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -742,14 +744,17 @@ def _exact_root_provider(counter: ExactCounter, zero: int) -> _Provider:
 # the driver
 
 
-def head_spectrum(gd: GramData, rank: int, digits: int = 9, budget: Budget | None = None,
-                  counter: ExactCounter | None = None) -> HeadSpectrum:
+def head_spectrum(gd: GramData, rank: int | None, digits: int = 9, budget: Budget | None = None,
+                  counter: ExactCounter | None = None, rank_fn=None) -> HeadSpectrum:
     """The deterministic cells of the nonzero spectrum of S for one head
     (see the module docstring), with the exact identities and the profile
     enclosures read from them.
 
     gd     -- exact Gram data (:func:`qkverify.heads.exact_gram.gram_data`)
-    rank   -- the exact rank of M (from the rank witness)
+    rank   -- the exact rank of M, or None: then a successful float pass proves rank M = 2n
+              (its bound ‖YᵀĜY − I‖₂ < 1/2 makes YᵀĜY, hence Ĝ = Z Zᵀ·2^(−s), invertible),
+              and otherwise ``rank_fn()`` gives it (a rank witness computed by the caller);
+              the rank used is :attr:`HeadSpectrum.rank_M`
     digits -- refine until b, c, d have relative width ≤ 10^-digits (or the cap)
     budget -- time/memory budget of the exact routes (charpoly of X)
     counter -- an :class:`ExactCounter` to share (its charpoly is computed once)
@@ -771,26 +776,35 @@ def head_spectrum(gd: GramData, rank: int, digits: int = 9, budget: Budget | Non
     sym = 1 - a if a is not None else None
     if T == 0:
         # Σν² = 0 with ν real: every eigenvalue of X is 0 (S = 0)
+        if rank is None:
+            rank = rank_fn()
         g = 0
         enc = {} if frob_L == 0 else {"b": (fmpq(0), fmpq(0)), "c": (fmpq(0), fmpq(0)), "d": (fmpq(0), fmpq(0))}
         faces = {"b0": True, "c0": True, "d0": True}
         stats["levels"] = {}
         return HeadSpectrum(n, N, gd.e, g, m, [], 0, 0, [], faces, frob_L, tr_L2, a, sym, enc, [], stats,
-                            ["S = 0: every eigenvalue of X = J·Z Zᵀ is 0 (tr X² = 0)"])
+                            ["S = 0: every eigenvalue of X = J·Z Zᵀ is 0 (tr X² = 0)"], rank_M=rank)
     g = grid_exponent(T)
     fast = None
-    if rank == m:
-        zero = 0
-        # the exact roots close the ladder: rigorous and deterministic, used when every
-        # enclosure fails (a Gram matrix beyond float range or numerically singular)
-        providers = _providers(gd, budget) + [_exact_root_provider(counter, 0)]
-        notes_diag = []
-        if providers[0].fast:
+    notes_diag: list[str] = []
+    if rank is None or rank == m:
+        providers = _providers(gd, budget)
+        if providers and providers[0].fast:
             try:
                 fast = providers.pop(0).run(g)
             except EnclosureFailed as err:
                 notes_diag.append(f"float enclosure: {err}")
+        if rank is None:
+            # the float pass closed its bounds: H = YᵀĜY with ‖H − I‖₂ < 1/2 is positive definite, so
+            # Ĝ (2n x 2n) is invertible and rank M = rank Z Zᵀ = 2n; otherwise the caller's witness decides
+            rank = m if fast is not None else rank_fn()
+    if rank == m:
+        zero = 0
+        # the exact roots close the ladder: rigorous and deterministic, used when every
+        # enclosure fails (a Gram matrix beyond float range or numerically singular)
+        providers = providers + [_exact_root_provider(counter, 0)]
     else:
+        fast = None
         try:
             zero = counter.zero_multiplicity()
         except RouteSkipped as err:
@@ -842,8 +856,7 @@ def head_spectrum(gd: GramData, rank: int, digits: int = 9, budget: Budget | Non
         stats["float"] = stats.get("float", 0) + int(np.count_nonzero(same))
     else:
         dec = _Decider(providers, counter, stats, k_nz, zero)
-        if rank == m:
-            dec.notes.extend(notes_diag)
+        dec.notes.extend(notes_diag)
         for i in range(k_nz):
             cell[i] = dec.cell(i, g)
     if any(c is None for c in cell):
@@ -973,7 +986,7 @@ def head_spectrum(gd: GramData, rank: int, digits: int = 9, budget: Budget | Non
     stats["levels"] = {str(r): sum(1 for x in level if x == r) for r in sorted(set(level))}
     stats["path_final"] = dec.name
     return HeadSpectrum(n, N, gd.e, g, zero, cells, n_pos, n_neg, order, faces, frob_L, tr_L2, a, sym, enc,
-                        equal_pairs, stats, notes)
+                        equal_pairs, stats, notes, rank_M=rank)
 
 
 def _exact_ties(order: list, counter: ExactCounter, n_pos: int, zero: int, notes: list) -> tuple[list, list]:

@@ -43,7 +43,10 @@ def _tensor_ref(t: dict, source: dict) -> dict:
 
 
 def _rank_v2(w: dict, e: int) -> dict:
-    """The rank witness of M in the kernel's form: a minor of s·Z, Z = M·2^(−e)."""
+    """The rank witness of M in the kernel's form: rank 2n from the cells witness, or a minor
+    of s·Z, Z = M·2^(−e) (with left-kernel vectors when rank M < 2n)."""
+    if w.get("from") == "cells":
+        return {"kind": "rank", "of": "M", "rank": int(w["rank"]), "from": "cells"}
     scale = w.get("scale", "1")
     if isinstance(scale, str) and scale.startswith("2^"):
         s = 1  # the full-rank route computes the minor of Z itself

@@ -3,11 +3,13 @@ Def 6's profile, Lemma 2's pairing quantities -- from the exact weights.
 
 Per head (independent, picklable; run in a process pool or on a Dask cluster):
 
-1. exact data (:func:`_exact_stage`): M = [W_K; W_Q] = Z·2^e, the Gram
-   matrix Z Zᵀ, ‖L‖² and tr(L²) (so a exactly), and a rank witness of M (a
-   nonzero 2n x 2n minor mod a stated prime: Theorem 3's hypothesis);
-2. the spectrum (:func:`_spectrum_stage`): the deterministic cells of the
-   nonzero eigenvalues of X = J·Z Zᵀ (:mod:`qkverify.heads.cells`); the
+1. exact data (:func:`~.exact_gram.gram_data`): M = [W_K; W_Q] = Z·2^e, the Gram
+   matrix Z Zᵀ, ‖L‖² and tr(L²) (so a exactly);
+2. the spectrum and the rank (:func:`_spectrum_stage`): the deterministic cells of the
+   nonzero eigenvalues of X = J·Z Zᵀ (:mod:`qkverify.heads.cells`) and the rank of M
+   (Theorem 3's hypothesis: 2n when the float pass closes its bounds or a 2n x 2n minor
+   is nonzero mod a prime -- the certificate then says "rank from the cells", which the
+   kernel reads off charpoly(X)'s constant term; else an exact rank certificate); the
    signature, the order α_j vs β_j, the faces, b, c, d, 𝒫, ρ, the Lemma 2 bound
    and gap are read from them -- nothing depends on BLAS, CPU or threads;
 3. exact cross-checks within the budget (:func:`_exact_signature_stage`):
@@ -131,22 +133,35 @@ def _charpoly_witness(cp, n2: int, e: int, full: bool) -> tuple[object, dict]:
 # stages
 
 
-def _exact_stage(rec: HeadRecord) -> tuple[GramData, int, dict]:
-    """Exact Gram data, the rank of M and its witness."""
-    g = gram_data(rec.W_Q, rec.W_K)
-    rw = rank_witness(g)
-    if rw is not None:
-        return g, 2 * rec.n, rw
-    from ..exact.matrix import rank_certificate          # exact rational route: rank-deficient heads only
-    from ..exact.rational import ndarray_to_fmpq_mat          # (same reason)
-
-    M = ndarray_to_fmpq_mat(np.concatenate([rec.W_K, rec.W_Q]).astype(np.float64), "M")
-    rc = rank_certificate(M)
-    return g, rc.rank, dict(rc.to_json(), matrix="M")
+#: the rank witness of a full-rank head (format 3, kind ``rank`` ``from: cells``): rank M = 2n follows
+#: from the cells witness the kernel checks anyway (charpoly(J·Z Zᵀ) has a nonzero constant term, so
+#: Z Zᵀ is invertible) -- nothing to compute on either side
+def _rank_from_cells(n2: int) -> dict:
+    return {"kind": "rank", "matrix": "M", "rank": n2, "from": "cells",
+            "note": "rank M = 2n: the cells witness has zero = 0, so det(J·Z Zᵀ) ≠ 0 and Z Zᵀ is invertible"}
 
 
-def _spectrum_stage(g: GramData, rank: int, opt: HeadOptions, counter: ExactCounter) -> HeadSpectrum:
-    return head_spectrum(g, rank, opt.digits, opt.budget, counter=counter)
+def _spectrum_stage(rec: HeadRecord, g: GramData, opt: HeadOptions, counter: ExactCounter) -> tuple[HeadSpectrum, dict]:
+    """The cells, the rank of M and its witness.  A full-rank head (proved by the float pass
+    closing its bounds, else by a nonzero 2n x 2n minor mod p) gets the rank-from-cells
+    witness; a rank-deficient one the exact rank certificate (a minor and left-kernel vectors)."""
+    n2 = 2 * rec.n
+    box: dict = {}
+
+    def rank_fn() -> int:
+        if rank_witness(g) is not None:                       # a nonzero 2n x 2n minor mod p
+            return n2
+        from ..exact.matrix import rank_certificate          # exact rational route: rank-deficient heads only
+        from ..exact.rational import ndarray_to_fmpq_mat          # (same reason)
+
+        M = ndarray_to_fmpq_mat(np.concatenate([rec.W_K, rec.W_Q]).astype(np.float64), "M")
+        rc = rank_certificate(M)
+        box["w"] = dict(rc.to_json(), matrix="M")
+        return rc.rank
+
+    hs = head_spectrum(g, None, opt.digits, opt.budget, counter=counter, rank_fn=rank_fn)
+    rank = hs.rank_M
+    return hs, (_rank_from_cells(n2) if rank == n2 else box["w"])
 
 
 def _exact_signature_stage(rec: HeadRecord, g: GramData, hs: HeadSpectrum, rank: int, opt: HeadOptions,
@@ -359,11 +374,12 @@ def certify_head(rec: HeadRecord, opt: HeadOptions | None = None) -> dict:
         raise QKInputError(f"{rec.key}: empty head ({n} x {N})")
     notes: list[str] = []
     witnesses: list[dict] = []
-    g, rank, rw = _exact_stage(rec)
-    witnesses.append(rw)
+    g = gram_data(rec.W_Q, rec.W_K)
     stats: dict = {}
     counter = ExactCounter(g, opt.budget, stats)
-    hs = _spectrum_stage(g, rank, opt, counter)
+    hs, rw = _spectrum_stage(rec, g, opt, counter)
+    rank = hs.rank_M
+    witnesses.append(rw)
     exact_sig, method, direct = _exact_signature_stage(rec, g, hs, rank, opt, counter, notes, witnesses)
     row = _row_stage(rec, hs, rank, method, direct, opt, notes)
     if opt.witnesses:

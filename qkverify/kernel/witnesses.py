@@ -257,8 +257,29 @@ def rank_of(w: dict, X: fmpq_mat) -> Rank:
     return Rank(r, tuple(tuple(int(v) for v in y) for y in K))
 
 
+def rank_from_cells(w: dict, q) -> Rank:
+    """Rank(M) = 2n for a weights head from its cells witness (``"from": "cells"``).
+
+    Proof: the cells checker has computed charpoly(X) of X = J·Z·Zᵀ (M = Z·2^e, Z
+    integer 2n × N).  Its constant term is ±det X = ±det J·det(Z Zᵀ) with det J = ±1;
+    if it is nonzero, Z Zᵀ (2n × 2n) is invertible, so rank Z ≥ rank Z Zᵀ = 2n, and
+    rank M = rank Z ≤ 2n (its row count): rank M = 2n.  Nothing is computed beyond
+    the cells witness's own check; a head whose charpoly(X) has a zero constant term
+    (rank-deficient) is refused -- it needs the minor and kernel-vector form."""
+    what = "rank witness of M"
+    require(q.kind == "weights", what, "a rank from cells needs a weights head (its cells witness)")
+    n2 = 2 * q.arg("n")
+    require(w["rank"] == n2, what, f"a rank from cells can only state rank M = 2n = {n2}")
+    c = q.fact("cells", "JZZt")
+    require(n2 >= 1 and c.charpoly.degree() == n2 and c.charpoly.coeffs()[0] != 0, what,
+            "charpoly(J·Z Zᵀ) has a zero constant term: Z Zᵀ is singular, rank M < 2n")
+    return Rank(n2, ())
+
+
 @checker("rank")
 def _rank(w: dict, q) -> Rank:
+    if w.get("from") == "cells":
+        return rank_from_cells(w, q)
     if w["of"] == "M" and q.kind == "weights":
         return rank_of(w, fmpq_mat(q.head_Z()[0]))
     return rank_of(w, q.mat(w["of"]))
