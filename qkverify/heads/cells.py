@@ -74,6 +74,7 @@ from ..exact.algebraic import arb_to_interval
 from .budget import Budget, RouteSkipped
 from .enclosure import EnclosureFailed, enclose_arb, enclose_exact_products
 from .exact_gram import GramData
+from .pass1 import STAGES as REFINE_STAGES
 from .pass1 import Pass1, _fq
 from .sliced import enclose_sliced
 
@@ -201,8 +202,9 @@ class _Decider:
         self.level = -1
         self.iv = iv
         self.first = first
-        self.refiner = refiner          # idx -> {i: (lo, hi)}: tighter intervals for single eigenvalues
-        self.refined: set[int] = set()
+        self.refiner = refiner          # idx -> {i: (lo, hi)}: tighter intervals, one more stage per call
+        self.refined: dict[int, int] = {}   # i -> stages of the refiner already applied
+        self.stages = REFINE_STAGES
         self.notes: list[str] = []
         self.m = n_nonzero
         self.zero = zero
@@ -217,11 +219,13 @@ class _Decider:
         return self.providers[self.level].name if self.level >= 0 else self.first
 
     def prefetch(self, idx) -> None:
-        """Tighten the intervals of the eigenvalues ``idx`` by the refiner, in one batch."""
-        todo = [int(i) for i in idx if int(i) not in self.refined]
+        """Tighten the intervals of the eigenvalues ``idx`` by one more stage of the refiner,
+        in one batch."""
+        todo = [int(i) for i in idx if self.refined.get(int(i), 0) < self.stages]
         if not todo or self.refiner is None:
             return
-        self.refined.update(todo)
+        for i in todo:
+            self.refined[i] = self.refined.get(i, 0) + 1
         try:
             new = self.refiner(todo)
         except (EnclosureFailed, RouteSkipped) as err:
@@ -237,8 +241,8 @@ class _Decider:
             self.iv[i] = (lo, hi)
 
     def _refine(self, i: int) -> bool:
-        """Refine eigenvalue i once (True when that was tried now)."""
-        if self.refiner is None or i in self.refined:
+        """Refine eigenvalue i by one more stage (True when that was tried now)."""
+        if self.refiner is None or self.refined.get(i, 0) >= self.stages:
             return False
         self.prefetch([i])
         return True
@@ -843,13 +847,15 @@ def head_spectrum(gd: GramData, rank: int | None, digits: int = 9, budget: Budge
                        refiner=lambda idx: {i: (lo * two, hi * two) for i, (lo, hi) in fp.refine(idx).items()},
                        first="float")
         dec.notes.extend(notes_diag)
-        if 4 * int(np.count_nonzero(~same)) > 3 * k_nz:
-            # too wide for exact diagonals to pay: the next route at once
-            dec.refiner = None
-            dec.notes.append("float enclosure too wide for the grid")
-            dec.escalate()
-            same[:] = False
-        dec.prefetch(np.flatnonzero(~same))
+        # the eigenvalues whose interval holds a grid point: exact columns of ĜY and the Rayleigh quotient
+        # of each basis vector with its residual (Pass1.refine), in one batch -- even when most of them
+        # straddle (an ill-conditioned head: the columns of ĜY are then all exact already)
+        open0 = np.flatnonzero(~same)
+        for _ in range(REFINE_STAGES):
+            if not len(open0):
+                break
+            dec.prefetch(open0)
+            open0 = [i for i in open0 if _floor_div_p2(dec.iv[i][0], g) != _floor_div_p2(dec.iv[i][1], g)]
         kli = kl.astype(np.int64).tolist()
         for i, ok in enumerate(same.tolist()):
             cell[i] = kli[i] if ok else dec.cell(i, g)
@@ -896,7 +902,11 @@ def head_spectrum(gd: GramData, rank: int | None, digits: int = 9, budget: Budge
             lo, hi = dec.iv[i]
             if lo < t <= hi:
                 open_.append(i)
-        dec.prefetch(open_)
+        for _ in range(REFINE_STAGES):
+            if not open_:
+                break
+            dec.prefetch(open_)
+            open_ = [i for i in open_ if dec.iv[i][0] < fmpq(2 * cell[i] + 1) * _p2(g - level[i] - 1) <= dec.iv[i][1]]
         stuck = set()
         for i in members:
             t = fmpq(2 * cell[i] + 1) * _p2(g - level[i] - 1)

@@ -16,6 +16,7 @@ Everything in them is a function of the exact weights (the cells are determinist
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from dataclasses import dataclass, field
@@ -111,21 +112,29 @@ def path_hints(source: dict, weights_dir: Path | str | None, cert_dir: Path | st
     would make the shipped certificates differ between machines)."""
     if weights_dir is None or cert_dir is None:
         return {}
-    from ..models.installed import default_weights_dirs
-
-    wd = Path(weights_dir).resolve()
-    installed = [Path(d).resolve() for d in default_weights_dirs()]
-    if any(wd == d or d in wd.parents for d in installed):
-        return {}
     out = {}
     for t in source.get("tensors", []):
         name = t.get("file", source.get("file", ""))
-        hint = Path(os.path.relpath(wd / name, Path(cert_dir).resolve())).as_posix() if name else ""
-        # a path the schema cannot hold (a backslash or control character in a folder's name, over
-        # 1024 characters) gets no hint: the hint is optional, the certificate must stay valid
-        if hint and _HINT.fullmatch(hint):
+        hint = _hint(str(Path(weights_dir).resolve()), str(Path(cert_dir).resolve()), name) if name else None
+        if hint is not None:
             out[name] = hint
     return out
+
+
+@functools.lru_cache(maxsize=256)
+def _hint(weights_dir: str, cert_dir: str, name: str) -> str | None:
+    """The path_hint of one file, from resolved folders (cached: a run asks for the same few files
+    on every head)."""
+    from ..models.installed import default_weights_dirs
+
+    wd = Path(weights_dir)
+    installed = [Path(d).resolve() for d in default_weights_dirs()]
+    if any(wd == d or d in wd.parents for d in installed):
+        return None
+    hint = Path(os.path.relpath(wd / name, cert_dir)).as_posix()
+    # a path the schema cannot hold (a backslash or control character in a folder's name, over
+    # 1024 characters) gets no hint: the hint is optional, the certificate must stay valid
+    return hint if _HINT.fullmatch(hint) else None
 
 
 #: what the schema's ``path_hint`` admits: relative, no backslash or control character, ≤ 1024

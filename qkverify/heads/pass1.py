@@ -54,6 +54,10 @@ def _p2(e: int) -> fmpq:
     return fmpq(1 << e) if e >= 0 else fmpq(1, 1 << (-e))
 
 
+#: refinement stages of one eigenvalue (:meth:`Pass1.refine`): the exact basis vector, then two
+#: Newton steps
+STAGES = 3
+
 #: inner-dimension block of the float products: the a priori error bound of a product summed over
 #: k terms grows like k·u, so products over 2n = 256 are taken as sums of rank-32 products
 #: (γ_32 + γ_(k/32) instead of γ_k: some 6x tighter bounds for the same flops)
@@ -95,6 +99,7 @@ class Pass1:
         m = 2 * n
         Gm, Gr, s = Gm_s
         self.gd, self.s, self.n, self.m = gd, s, n, m
+        self.Gm_s = Gm_s
         w = digit_width(m)
         self.w = w
         if Y is None:
@@ -185,49 +190,204 @@ class Pass1:
         self.c, self.rad, self.colsq, self.eps, self.delta = c, rad, colsq, eps, delta
         self.T, self.rB, self.rH = T, rB, rH
         self.refined: dict[int, tuple[fmpq, fmpq]] = {}
+        self._stage: dict[int, int] = {}
+        self._vec: dict = {}           # i -> (v, its float residual w, ρ) of the last stage
+        self._P = None
 
     def refine(self, idx) -> dict[int, tuple[fmpq, fmpq]]:
-        """Exact-diagonal enclosures (exact rationals, μ·2^(−s) units) of the
-        sorted indices ``idx``; an index whose Kato–Temple bound does not
-        apply keeps its float interval.  Cached."""
-        todo = sorted({int(i) for i in idx} - set(self.refined))
-        if todo:
-            cols = self.order[todo]
-            n, m, w = self.n, self.m, self.w
-            Y = self.Y
-            sub = _SubBasis(Y, cols)
-            if self._Pd is not None:
-                Pd, plo = [D[:, cols] for D in self._Pd[0]], self._Pd[1]
-            else:
-                Gd, glo = self.gd.digits(w)
-                Pd, plo = _products_cols(Gd, glo, sub, w)    # exact digits of G·Y[:, cols]·2^(−f)
-            bd = _combine(_column_sums(Pd, Pd, slice(0, n), slice(n, m)), w, 2 * plo)
-            hd = _combine(_column_sums(sub.digits, Pd, slice(0, m), slice(0, m)), w, plo + sub.lo)
-            s = self.s
-            for k, i in enumerate(todo):
-                f = int(Y.f[cols[k]])
-                Bii = fmpq(bd[k]) * _p2(2 * f - 2 * s)
-                Fii = fmpq(hd[k]) * _p2(2 * f - s) - 1
-                eta = Bii * (1 - Fii)
-                t = _fq(self.T[cols[k]])
-                elo, ehi = eta - t, eta + t                    # C₁_ii exactly up to the second-order sum
-                lo, hi = _fq(self.lo[i]), _fq(self.hi[i])
-                wlo, whi = _fq(self.wlo[i]), _fq(self.whi[i])
-                b_ = None if i == 0 else _fq(self.wlo[i - 1])
-                a_ = None if i == self.m - 1 else _fq(self.whi[i + 1])
-                iso = ((b_ is None or (b_ > whi and b_ > ehi)) and (a_ is None or (a_ < wlo and a_ < elo)))
-                if iso:
-                    # Kato–Temple on C₁ (the only eigenvalue in (a, b) is the i-th), within its Weyl interval,
-                    # then C = C₁ + Rem moves it by at most δ
-                    r2 = _fq(self.colsq[cols[k]])
-                    klo = elo if b_ is None else elo - r2 / (b_ - ehi)
-                    khi = ehi if a_ is None else ehi + r2 / (elo - a_)
-                    dl = _fq(self.delta)
-                    nlo, nhi = max(lo, max(klo, wlo) - dl), min(hi, min(khi, whi) + dl)
-                    if nlo <= nhi:
-                        lo, hi = nlo, nhi
-                self.refined[i] = (lo, hi)
+        """Tighter enclosures (exact rationals, μ·2^(−s) units) of the sorted indices
+        ``idx``, one more stage for each index per call (up to :data:`STAGES`; the
+        intervals only shrink, and are cached):
+
+        1. the basis vector v = y_i: p = Ĝv exactly (digits), B_ii = ½pᵀJp and H_ii = vᵀp
+           exact; Kato–Temple on C₁ (η = B_ii(1 − F_ii) ± T_i, ρ_i², δ) and on the pencil
+           (Rayleigh quotient B_ii/H_ii, residual ε², :meth:`_rayleigh`);
+        2. and 3. v one Newton step closer to the eigenvector (the float data's eigen-
+           decomposition applied to the residual w: v − Σ_(j≠i) y_j (p_jᵀw)/(μ_j − ρ)),
+           rounded to an exact vector, then the pencil's Kato–Temple again: ε² is squared
+           at each step (an ill-conditioned head whose float basis is too coarse for the
+           grid).
+        An index whose bounds do not apply keeps its interval."""
+        want = sorted({int(i) for i in idx})
+        first = [i for i in want if i not in self.refined]
+        again = [i for i in want if i in self.refined and self._stage.get(i, 0) < STAGES
+                 and i in self._vec]
+        if first:
+            self._first(first)
+        if again:
+            self._newton(again)
         return {i: self.refined[i] for i in idx}
+
+    def _first(self, todo: list) -> None:
+        cols = self.order[todo]
+        n, m, w = self.n, self.m, self.w
+        Y = self.Y
+        sub = _SubBasis(Y, cols)
+        if self._Pd is not None:
+            Pd, plo = [D[:, cols] for D in self._Pd[0]], self._Pd[1]
+        else:
+            Gd, glo = self.gd.digits(w)
+            Pd, plo = _products_cols(Gd, glo, sub, w)    # exact digits of G·Y[:, cols]·2^(−f)
+        Bs, Hs, eps2, W = self._rayleigh(sub, Pd, plo, Y.Ym[:, cols])
+        for k, i in enumerate(todo):
+            Bii, Hii = Bs[k], Hs[k]
+            Fii = Hii - 1
+            eta = Bii * (1 - Fii)
+            t = _fq(self.T[cols[k]])
+            elo, ehi = eta - t, eta + t                    # C₁_ii exactly up to the second-order sum
+            lo, hi = _fq(self.lo[i]), _fq(self.hi[i])
+            wlo, whi = _fq(self.wlo[i]), _fq(self.whi[i])
+            b_ = None if i == 0 else _fq(self.wlo[i - 1])
+            a_ = None if i == self.m - 1 else _fq(self.whi[i + 1])
+            iso = ((b_ is None or (b_ > whi and b_ > ehi)) and (a_ is None or (a_ < wlo and a_ < elo)))
+            if iso:
+                # Kato–Temple on C₁ (the only eigenvalue in (a, b) is the i-th), within its Weyl interval,
+                # then C = C₁ + Rem moves it by at most δ
+                r2 = _fq(self.colsq[cols[k]])
+                klo = elo if b_ is None else elo - r2 / (b_ - ehi)
+                khi = ehi if a_ is None else ehi + r2 / (elo - a_)
+                dl = _fq(self.delta)
+                nlo, nhi = max(lo, max(klo, wlo) - dl), min(hi, min(khi, whi) + dl)
+                if nlo <= nhi:
+                    lo, hi = nlo, nhi
+            self.refined[i] = self._pencil_kt(i, lo, hi, Bii, Hii, eps2[k])
+            self._stage[i] = 1
+            if W is not None and np.all(np.isfinite(W[:, k])):
+                self._vec[i] = (Y.Ym[:, cols[k]], W[:, k], _ratio_float(Bii, Hii))
+
+    def _newton(self, todo: list) -> None:
+        """One Newton step for the vectors of ``todo`` (see :meth:`refine`), in one batch."""
+        n, m, w = self.n, self.m, self.w
+        V = np.stack([self._vec[i][0] for i in todo], axis=1)
+        Wr = np.stack([self._vec[i][1] for i in todo], axis=1)
+        rho = np.array([self._vec[i][2] for i in todo])
+        Gm, _, _ = self.Gm_s
+        Ym = self.Y.Ym
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            Pf = self._Pfloat()                                   # ≈ ĜY (any float approximation will do)
+            Cw = Pf.T @ Wr                                        # coordinates of w in the basis (YᵀĜ = Y⁻¹)
+            den = self.c[:, None] - rho[None, :]                  # μ_j − ρ by column j of Y
+            for k, i in enumerate(todo):
+                den[self.order[i], k] = np.inf                    # no step along y_i itself
+            Vn = V - Ym @ (Cw / den)
+        ok = np.all(np.isfinite(Vn), axis=0) & np.any(Vn != 0, axis=0)
+        for k, i in enumerate(todo):
+            self._stage[i] = self._stage.get(i, 1) + 1
+            if not ok[k]:
+                self._vec.pop(i, None)
+        keep = [k for k in range(len(todo)) if ok[k]]
+        if not keep:
+            return
+        try:
+            basis = _Basis(Vn[:, keep], w, bits=53)      # every bit of the float vector
+        except EnclosureFailed:
+            return
+        Gd, glo = self.gd.digits(w)
+        Pd, plo = _products_cols(Gd, glo, basis, w)
+        Bs, Hs, eps2, W = self._rayleigh(basis, Pd, plo, basis.Ym)
+        for j, k in enumerate(keep):
+            i = todo[k]
+            lo, hi = self.refined[i]
+            if Hs[j] > 0:
+                self.refined[i] = self._pencil_kt(i, lo, hi, Bs[j], Hs[j], eps2[j])
+            if W is not None and np.all(np.isfinite(W[:, j])):
+                self._vec[i] = (basis.Ym[:, j], W[:, j], _ratio_float(Bs[j], Hs[j]))
+            else:
+                self._vec.pop(i, None)
+
+    def _Pfloat(self) -> np.ndarray:
+        """fl(Gm·Ym), computed once (the Newton steps' approximate eigendecomposition)."""
+        if self._P is None:
+            self._P = self.Gm_s[0] @ self.Y.Ym
+        return self._P
+
+    def _pencil_kt(self, i: int, lo: fmpq, hi: fmpq, Bii: fmpq, Hii: fmpq, eps2) -> tuple[fmpq, fmpq]:
+        """[lo, hi] ∩ the pencil's Kato–Temple bounds of μ_i from a vector with Rayleigh quotient
+        ρ = B_ii/H_ii and residual bound ε² (``eps2``), isolated by the neighbours' float intervals:
+        no eigenvalue lies strictly between μ_i and lo_(i−1) (resp. hi_(i+1)), so
+        (b − ρ)(ρ − μ_i) ≤ ε² when μ_i < ρ < b, and (μ_i − ρ)(ρ − a) ≤ ε² when a < ρ < μ_i
+        (the largest eigenvalue is ≥ every Rayleigh quotient, the smallest ≤)."""
+        if eps2 is None or Hii <= 0:
+            return lo, hi
+        rho = Bii / Hii
+        if i == 0:
+            lo = max(lo, rho)
+        else:
+            b = _fq(self.lo[i - 1])
+            if rho < b:
+                lo = max(lo, rho - eps2 / (b - rho))
+        if i == self.m - 1:
+            hi = min(hi, rho)
+        else:
+            a = _fq(self.hi[i + 1])
+            if rho > a:
+                hi = min(hi, rho + eps2 / (rho - a))
+        if lo > hi:
+            raise ArithmeticError("Rayleigh-quotient enclosure disjoint from the float one (a bug)")
+        return lo, hi
+
+    def _rayleigh(self, basis, Pd: list, plo: int, V: np.ndarray) -> tuple[list, list, list, np.ndarray | None]:
+        """For the k vectors v of ``basis`` (exact: v = Σ digits·2^(w(d + lo) + f), float values
+        ``V``) and the exact digits ``Pd`` of G·v·2^(−f): B = ½pᵀJp and H = vᵀp (p = Ĝv,
+        exact rationals), upper bounds ε² ≥ wᵀĜw/H (exact rationals; None where not finite) of
+        the residual w = ½Jp − ρv, ρ = B/H, and the float residuals W.
+
+        Why: with Ĝ ≻ 0 (proved by the float pass) the pencil (½ĜJĜ, Ĝ) is the symmetric
+        matrix C' = Ĝ^(−1/2)(½ĜJĜ)Ĝ^(−1/2) (eigenvalues μ_i), u = Ĝ^(1/2)v has Rayleigh
+        quotient ρ and ‖C'u − ρu‖² = rᵀĜ⁻¹r with r = ½ĜJĜv − ρĜv = Ĝw, i.e. wᵀĜw; ‖u‖² = H.
+
+        Bounds (float64, round to nearest, any order): p = Σ digits rounded with its
+        radius e_p; ρ rounded (2u|ρ|); w = fl(½Jp − ρv) within e_w; Ĝw from Gm with
+        γ_m|Gm||w| + Gr|w|; √(wᵀĜw) ≤ √(w_fᵀĜw_f) + √(e_wᵀ(|Gm| + Gr)e_w) (Ĝ ⪰ 0)."""
+        n, m, w, s = self.n, self.m, self.w, self.s
+        bd = _combine(_column_sums(Pd, Pd, slice(0, n), slice(n, m)), w, 2 * plo)
+        hd = _combine(_column_sums(basis.digits, Pd, slice(0, m), slice(0, m)), w, plo + basis.lo)
+        fc = basis.f
+        k = len(fc)
+        Bs = [fmpq(bd[j]) * _p2(2 * int(fc[j]) - 2 * s) for j in range(k)]
+        Hs = [fmpq(hd[j]) * _p2(2 * int(fc[j]) - s) for j in range(k)]
+        Gm, Gr, _ = self.Gm_s
+        P = np.zeros((m, k))
+        ab = np.zeros((m, k))
+        with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+            for q, D in enumerate(Pd):
+                t = np.ldexp(D, w * (q + plo) + fc[None, :] - s)
+                P += t
+                ab += np.abs(t)
+            ep = ab * ((len(Pd) + 1) * U * 1.01) + TINY * len(Pd)
+            rho = np.array([_ratio_float(b, h) for b, h in zip(Bs, Hs)])
+            perm = np.r_[n:m, 0:n]
+            Vr = V * rho[None, :]
+            Wf = 0.5 * P[perm] - Vr
+            aV, aW = np.abs(V), np.abs(Wf)
+            ew = _up(0.5 * ep[perm] + (2 * U * np.abs(rho) + TINY)[None, :] * aV + U * aW
+                     + 1.01 * U * np.abs(Vr) + TINY)
+            gm = _g(m)
+            g2 = 1.0 + 2 * gm                          # a sum of m nonnegative terms rounds by ≤ γ_m relative
+            aG = np.abs(Gm)
+            Q = Gm @ Wf
+            EQ = _up(((gm * aG + Gr) @ aW) * g2)       # |Ĝw_f − Q| ≤ EQ
+            tt = _up(np.einsum("ij,ij->j", Wf, Q) + gm * g2 * np.einsum("ij,ij->j", aW, np.abs(Q))
+                     + g2 * np.einsum("ij,ij->j", aW, EQ))
+            ed = _up(np.einsum("ij,ij->j", ew, _up(((aG + Gr) @ ew) * g2)) * g2)
+            num = _up(_up(np.sqrt(np.maximum(tt, 0.0))) + _up(np.sqrt(ed)))
+            num = _up(num * num)
+        eps2 = []
+        for j in range(k):
+            x = float(num[j])
+            eps2.append(_fq(x) / Hs[j] if np.isfinite(x) and Hs[j] > 0 else None)
+        return Bs, Hs, eps2, (Wf if np.all(np.isfinite(Wf)) else None)
+
+
+def _ratio_float(b: fmpq, h: fmpq) -> float:
+    """The nearest float of b/h (exact rationals; 0.0 when h = 0, ±inf on overflow)."""
+    if h == 0:
+        return 0.0
+    q = b / h
+    try:
+        return int(q.p) / int(q.q)
+    except OverflowError:
+        return float("inf") if q > 0 else float("-inf")
 
 
 def _fq(x) -> fmpq:

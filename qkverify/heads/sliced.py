@@ -74,12 +74,13 @@ class _Basis:
     """An exact basis Y = Σ_d Y_d·2^(w·d)·2^(f_j) (balanced digits, per-column
     scale 2^(f_j)) and its float64 rounding with a radius."""
 
-    def __init__(self, Yf: np.ndarray, w: int, ndig: int = 2):
+    def __init__(self, Yf: np.ndarray, w: int, ndig: int = 2, bits: int | None = None):
         self.w = w
         mx = np.max(np.abs(Yf), axis=0)
         if not np.all(np.isfinite(mx)) or np.any(mx == 0):
             raise EnclosureFailed("float eigenvectors are not finite / a column is zero")
-        self.f = np.frexp(mx)[1].astype(np.int64) - (w * ndig - 2)
+        # each column rounded to ``bits`` bits below its largest entry (default w·ndig − 2: ndig digits)
+        self.f = np.frexp(mx)[1].astype(np.int64) - (w * ndig - 2 if bits is None else bits)
         Yr = np.rint(np.ldexp(Yf, -self.f[None, :]))                      # integers, |Yr| ≤ 2^(w·ndig − 2) ≤ 2^53
         self._Yi = Yr.astype(np.int64)
         self._digits = None
