@@ -47,7 +47,7 @@ from .digits import digit_width
 from . import enclosure
 from .enclosure import EnclosureFailed, _down, _fro_ub, _g, _up, _weyl_kato_temple
 from .exact_gram import TINY, U, GramData
-from .sliced import _Basis, _column_sums, _combine, _products
+from .sliced import _Basis, _products
 
 
 def _p2(e: int) -> fmpq:
@@ -193,6 +193,7 @@ class Pass1:
         self._stage: dict[int, int] = {}
         self._vec: dict = {}           # i -> (v, its float residual w, ρ) of the last stage
         self._P = None
+        self._aG = None
 
     def refine(self, idx) -> dict[int, tuple[fmpq, fmpq]]:
         """Tighter enclosures (exact rationals, μ·2^(−s) units) of the sorted indices
@@ -231,29 +232,31 @@ class Pass1:
         Bs, Hs, eps2, W = self._rayleigh(sub, Pd, plo, Y.Ym[:, cols])
         for k, i in enumerate(todo):
             Bii, Hii = Bs[k], Hs[k]
-            Fii = Hii - 1
-            eta = Bii * (1 - Fii)
-            t = _fq(self.T[cols[k]])
-            elo, ehi = eta - t, eta + t                    # C₁_ii exactly up to the second-order sum
             lo, hi = _fq(self.lo[i]), _fq(self.hi[i])
-            wlo, whi = _fq(self.wlo[i]), _fq(self.whi[i])
-            b_ = None if i == 0 else _fq(self.wlo[i - 1])
-            a_ = None if i == self.m - 1 else _fq(self.whi[i + 1])
-            iso = ((b_ is None or (b_ > whi and b_ > ehi)) and (a_ is None or (a_ < wlo and a_ < elo)))
-            if iso:
-                # Kato–Temple on C₁ (the only eigenvalue in (a, b) is the i-th), within its Weyl interval,
-                # then C = C₁ + Rem moves it by at most δ
-                r2 = _fq(self.colsq[cols[k]])
-                klo = elo if b_ is None else elo - r2 / (b_ - ehi)
-                khi = ehi if a_ is None else ehi + r2 / (elo - a_)
-                dl = _fq(self.delta)
-                nlo, nhi = max(lo, max(klo, wlo) - dl), min(hi, min(khi, whi) + dl)
-                if nlo <= nhi:
-                    lo, hi = nlo, nhi
+            if eps2[k] is None:
+                lo, hi = self._c1_kt(i, int(cols[k]), lo, hi, Bii, Hii)
             self.refined[i] = self._pencil_kt(i, lo, hi, Bii, Hii, eps2[k])
             self._stage[i] = 1
-            if W is not None and np.all(np.isfinite(W[:, k])):
+            if W is not None:
                 self._vec[i] = (Y.Ym[:, cols[k]], W[:, k], _ratio_float(Bii, Hii))
+
+    def _c1_kt(self, i: int, c: int, lo: fmpq, hi: fmpq, Bii: fmpq, Hii: fmpq) -> tuple[fmpq, fmpq]:
+        """[lo, hi] ∩ Kato–Temple on C₁ with its exact diagonal B_ii(1 − F_ii) ± T_i (the only
+        eigenvalue in (a, b) is the i-th), within its Weyl interval, widened by δ (C = C₁ + Rem)."""
+        eta = Bii * (2 - Hii)                          # B_ii(1 − F_ii), F_ii = H_ii − 1
+        t = _fq(self.T[c])
+        elo, ehi = eta - t, eta + t                    # C₁_ii exactly up to the second-order sum
+        wlo, whi = _fq(self.wlo[i]), _fq(self.whi[i])
+        b_ = None if i == 0 else _fq(self.wlo[i - 1])
+        a_ = None if i == self.m - 1 else _fq(self.whi[i + 1])
+        if not ((b_ is None or (b_ > whi and b_ > ehi)) and (a_ is None or (a_ < wlo and a_ < elo))):
+            return lo, hi
+        r2 = _fq(self.colsq[c])
+        klo = elo if b_ is None else elo - r2 / (b_ - ehi)
+        khi = ehi if a_ is None else ehi + r2 / (elo - a_)
+        dl = _fq(self.delta)
+        nlo, nhi = max(lo, max(klo, wlo) - dl), min(hi, min(khi, whi) + dl)
+        return (nlo, nhi) if nlo <= nhi else (lo, hi)
 
     def _newton(self, todo: list) -> None:
         """One Newton step for the vectors of ``todo`` (see :meth:`refine`), in one batch."""
@@ -340,13 +343,15 @@ class Pass1:
         radius e_p; ρ rounded (2u|ρ|); w = fl(½Jp − ρv) within e_w; Ĝw from Gm with
         γ_m|Gm||w| + Gr|w|; √(wᵀĜw) ≤ √(w_fᵀĜw_f) + √(e_wᵀ(|Gm| + Gr)e_w) (Ĝ ⪰ 0)."""
         n, m, w, s = self.n, self.m, self.w, self.s
-        bd = _combine(_column_sums(Pd, Pd, slice(0, n), slice(n, m)), w, 2 * plo)
-        hd = _combine(_column_sums(basis.digits, Pd, slice(0, m), slice(0, m)), w, plo + basis.lo)
+        Ps = np.stack(Pd)                                          # (Q, m, k) digits
+        bd = _pair_sums(Ps[:, :n], Ps[:, n:], w, 2 * plo)          # Σ_r p_r p_(n+r): ½pᵀJp
+        hd = _pair_sums(np.stack(basis.digits), Ps, w, plo + basis.lo)
         fc = basis.f
         k = len(fc)
-        Bs = [fmpq(bd[j]) * _p2(2 * int(fc[j]) - 2 * s) for j in range(k)]
-        Hs = [fmpq(hd[j]) * _p2(2 * int(fc[j]) - s) for j in range(k)]
+        Bs = [bd[j] * _p2(2 * int(fc[j]) - 2 * s) for j in range(k)]
+        Hs = [hd[j] * _p2(2 * int(fc[j]) - s) for j in range(k)]
         Gm, Gr, _ = self.Gm_s
+        aG, gG, sG = self._abs_gram()
         P = np.zeros((m, k))
         ab = np.zeros((m, k))
         with np.errstate(over="ignore", invalid="ignore", under="ignore"):
@@ -364,12 +369,11 @@ class Pass1:
                      + 1.01 * U * np.abs(Vr) + TINY)
             gm = _g(m)
             g2 = 1.0 + 2 * gm                          # a sum of m nonnegative terms rounds by ≤ γ_m relative
-            aG = np.abs(Gm)
             Q = Gm @ Wf
-            EQ = _up(((gm * aG + Gr) @ aW) * g2)       # |Ĝw_f − Q| ≤ EQ
+            EQ = _up((gG @ aW) * g2)                   # |Ĝw_f − Q| ≤ EQ
             tt = _up(np.einsum("ij,ij->j", Wf, Q) + gm * g2 * np.einsum("ij,ij->j", aW, np.abs(Q))
                      + g2 * np.einsum("ij,ij->j", aW, EQ))
-            ed = _up(np.einsum("ij,ij->j", ew, _up(((aG + Gr) @ ew) * g2)) * g2)
+            ed = _up(np.einsum("ij,ij->j", ew, _up((sG @ ew) * g2)) * g2)
             num = _up(_up(np.sqrt(np.maximum(tt, 0.0))) + _up(np.sqrt(ed)))
             num = _up(num * num)
         eps2 = []
@@ -377,6 +381,34 @@ class Pass1:
             x = float(num[j])
             eps2.append(_fq(x) / Hs[j] if np.isfinite(x) and Hs[j] > 0 else None)
         return Bs, Hs, eps2, (Wf if np.all(np.isfinite(Wf)) else None)
+
+    def _abs_gram(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(|Gm|, γ_m|Gm| + Gr, |Gm| + Gr), rounded up, computed once."""
+        if self._aG is None:
+            Gm, Gr, _ = self.Gm_s
+            aG = np.abs(Gm)
+            self._aG = (aG, _up(_g(self.m) * aG + Gr), _up(aG + Gr))
+        return self._aG
+
+
+def _pair_sums(A: np.ndarray, B: np.ndarray, w: int, lo: int) -> list[fmpq]:
+    """Σ_r a_r·b_r per column, exactly, for a = Σ_q A[q]·2^(w(q + lo_a)) and b likewise (digit
+    stacks (Qa, r, k) and (Qb, r, k), balanced w-bit digits; ``lo`` = lo_a + lo_b): every digit
+    pair's column dot product is one float64 einsum, exact (each term below 2^(2w−2), at most
+    2^(55−2w) terms), gathered by position a + b in int64 and combined in Python integers."""
+    D = np.einsum("arj,brj->abj", A, B).astype(np.int64)         # (Qa, Qb, k), exact
+    Qa, Qb, k = D.shape
+    pos = np.zeros((Qa + Qb - 1, k), np.int64)
+    for a in range(Qa):
+        pos[a:a + Qb] += D[a]                                     # below 2^53·min(Qa, Qb): fits int64
+    out = []
+    rows = pos.tolist()
+    for j in range(k):
+        t = 0
+        for q in range(Qa + Qb - 2, -1, -1):                      # Horner in 2^w
+            t = (t << w) + rows[q][j]
+        out.append(fmpq(t) * _p2(w * lo))
+    return out
 
 
 def _ratio_float(b: fmpq, h: fmpq) -> float:
