@@ -16,8 +16,10 @@ skipped), in this process.  Its *marginal* CPU per head is
 where "head 0 alone" is a checkpoint holding the same first head: the fixed
 costs (imports, reading the checkpoint, the exact cross-checks of the first
 head, tables) cancel.  The authors: ``authors_pipeline`` (the float64
-pipeline of their scripts) on the same H heads.  Each is measured --reps
-times, interleaved, and the smallest is kept.  CPU = process time
+pipeline of their scripts) on the same H heads, in a fresh Python process of
+its own (their script does not share the process, and so not the allocator
+settings, that ``qkverify heads`` gives its workers), after one warm-up
+head.  Each is measured --reps times, interleaved, and the smallest is kept.  CPU = process time
 (``time.process_time``: user + system of this process), so the other load
 on a shared machine distorts it less than wall time; BLAS runs on one thread
 (OPENBLAS_NUM_THREADS=1, set before numpy loads).
@@ -47,6 +49,7 @@ import contextlib  # noqa: E402
 import io  # noqa: E402
 import json  # noqa: E402
 import shutil  # noqa: E402
+import subprocess  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
@@ -79,11 +82,24 @@ def _heads_run(model: Path, out: Path) -> float:
     return dt
 
 
-def _authors(heads: list) -> float:
+def _authors_here(N: int, n: int, H: int) -> float:
+    """CPU seconds of the authors' pipeline on the H heads, in this process (one warm-up head first)."""
+    heads = [synthetic_head(N, n, KINDS[i % len(KINDS)], i) for i in range(H)]
+    authors_pipeline(*heads[0])
     t = time.process_time()
     for q, k in heads:
         authors_pipeline(q, k)
     return time.process_time() - t
+
+
+def _authors(N: int, n: int, H: int, tuned: bool = False) -> float:
+    """CPU seconds of the authors' pipeline on the same H heads, in a fresh Python process: their
+    script runs in its own process, with the allocator and caches it has there -- not in one that
+    ``qkverify heads`` has tuned (:func:`qkverify.heads.run.tune_allocator`).  ``tuned``: with
+    the same allocator settings as qkverify's workers (the second baseline of the table)."""
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--authors-child", f"{N}x{n}", "--heads", str(H)]
+    out = subprocess.run(cmd + (["--tuned"] if tuned else []), capture_output=True, text=True, check=True)
+    return float(out.stdout.strip().splitlines()[-1])
 
 
 def _peak(fn) -> int:
@@ -120,9 +136,10 @@ def bench_shape(N: int, n: int, H: int, reps: int, tmp: Path) -> dict:
     all_dir = write_model(tmp / f"m{N}x{n}", N, n, 1, H)
     one_dir = write_model(tmp / f"m{N}x{n}-one", N, n, 1, 1)          # the same head 0
     _heads_run(one_dir, tmp / "warm")                                   # imports, caches
-    best = {"all": np.inf, "one": np.inf, "authors": np.inf}
+    best = {"all": np.inf, "one": np.inf, "authors": np.inf, "authors_tuned": np.inf}
     for _ in range(reps):
-        best["authors"] = min(best["authors"], _authors(heads))
+        best["authors"] = min(best["authors"], _authors(N, n, H))
+        best["authors_tuned"] = min(best["authors_tuned"], _authors(N, n, H, tuned=True))
         best["one"] = min(best["one"], _heads_run(one_dir, tmp / "out-one"))
         best["all"] = min(best["all"], _heads_run(all_dir, tmp / "out-all"))
     ncert = len(list((tmp / "out-all").glob("L*H*.json")))
@@ -130,9 +147,11 @@ def bench_shape(N: int, n: int, H: int, reps: int, tmp: Path) -> dict:
         raise SystemExit(f"{N}x{n}: {ncert} certificates written, expected {2 * H}")
     ours = (best["all"] - best["one"]) / (H - 1)
     authors = best["authors"] / H
+    authors_tuned = best["authors_tuned"] / H
     mem_ours, mem_auth = _one_head_memory(*heads[0])
     return {"N": N, "n": n, "heads": H, "authors_ms": 1e3 * authors, "qkverify_ms": 1e3 * ours,
-            "ratio": ours / authors, "first_head_ms": 1e3 * best["one"], "mem_qkverify_mib": mem_ours / 2**20,
+            "ratio": ours / authors, "authors_tuned_ms": 1e3 * authors_tuned, "ratio_tuned": ours / authors_tuned,
+            "first_head_ms": 1e3 * best["one"], "mem_qkverify_mib": mem_ours / 2**20,
             "mem_authors_mib": mem_auth / 2**20, "mem_ratio": mem_ours / max(mem_auth, 1)}
 
 
@@ -143,7 +162,17 @@ def main(argv=None) -> int:
     ap.add_argument("--shapes", default=None,
                     help="only these shapes, e.g. 768x64,2048x128,5120x128 (default: every survey shape and 2048x128)")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--authors-child", default=None, help=argparse.SUPPRESS)   # internal: the authors' process
+    ap.add_argument("--tuned", action="store_true", help=argparse.SUPPRESS)     # internal: with qkverify's allocator settings
     args = ap.parse_args(argv)
+    if args.authors_child:
+        if args.tuned:
+            from qkverify.heads.run import tune_allocator
+
+            tune_allocator()
+        N, n = (int(x) for x in args.authors_child.split("x"))
+        print(repr(_authors_here(N, n, args.heads)))
+        return 0
     if args.heads < 2:
         ap.error("--heads must be at least 2 (the marginal cost needs a head beside the first)")
     sel = sorted(set(shapes()) | {(2048, 128)})
@@ -159,7 +188,7 @@ def main(argv=None) -> int:
                       f"({r['ratio']:.2f}x), memory {r['mem_qkverify_mib']:.1f} / {r['mem_authors_mib']:.1f} MiB",
                       file=sys.stderr, flush=True)
     by = {(r["N"], r["n"]): r for r in out}
-    tot_a = tot_q = 0.0
+    tot_a = tot_at = tot_q = 0.0
     covered = 0
     for _, N, n, L, Hh, _ in SURVEY:
         r = by.get((N, n))
@@ -167,26 +196,31 @@ def main(argv=None) -> int:
             continue
         covered += L * Hh
         tot_a += L * Hh * r["authors_ms"] / 1e3
+        tot_at += L * Hh * r["authors_tuned_ms"] / 1e3
         tot_q += L * Hh * r["qkverify_ms"] / 1e3
     summary = {"shapes": out, "survey_heads": survey_heads_total(), "survey_heads_covered": covered,
                "survey_authors_min": tot_a / 60, "survey_qkverify_min": tot_q / 60,
                "survey_ratio": tot_q / tot_a if tot_a else None,
+               "survey_authors_tuned_min": tot_at / 60, "survey_ratio_tuned": tot_q / tot_at if tot_at else None,
                "blas_threads": os.environ.get("OPENBLAS_NUM_THREADS")}
     if args.json:
         print(json.dumps(summary, indent=1))
         return 0
-    print("| shape N x n | authors CPU / head | qkverify CPU / head | ratio | memory qkverify / authors |")
-    print("|---|---|---|---|---|")
+    print("| shape N x n | authors CPU / head | qkverify CPU / head | ratio | authors, tuned allocator | ratio "
+          "| memory qkverify / authors |")
+    print("|---|---|---|---|---|---|---|")
     for r in out:
         mark = " *" if (r["N"], r["n"]) in TARGETS else ""
         print(f"| {r['N']} x {r['n']}{mark} | {r['authors_ms']:.1f} ms | {r['qkverify_ms']:.1f} ms | "
-              f"{r['ratio']:.2f}x | {r['mem_qkverify_mib']:.1f} / {r['mem_authors_mib']:.1f} MiB "
-              f"({r['mem_ratio']:.2f}x) |")
+              f"{r['ratio']:.2f}x | {r['authors_tuned_ms']:.1f} ms | {r['ratio_tuned']:.2f}x | "
+              f"{r['mem_qkverify_mib']:.1f} / {r['mem_authors_mib']:.1f} MiB ({r['mem_ratio']:.2f}x) |")
     print("(* issue 20's target shapes; qkverify = `qkverify heads MODEL --jobs 1`, defaults, certificates "
-          "written, marginal CPU per head; BLAS on one thread)")
+          "written, marginal CPU per head; the authors' pipeline in its own process, and with the allocator "
+          "settings qkverify's workers use; BLAS on one thread)")
     if covered:
         print(f"whole survey ({covered} of {survey_heads_total()} heads at the measured shapes, one core): "
-              f"authors {tot_a / 60:.1f} min, qkverify {tot_q / 60:.1f} min, ratio {tot_q / tot_a:.2f}x")
+              f"authors {tot_a / 60:.1f} min, qkverify {tot_q / 60:.1f} min, ratio {tot_q / tot_a:.2f}x "
+              f"(authors with the tuned allocator {tot_at / 60:.1f} min: {tot_q / tot_at:.2f}x)")
     return 0
 
 

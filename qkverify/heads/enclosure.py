@@ -175,10 +175,17 @@ def _float_basis(Gm: np.ndarray, n: int) -> np.ndarray:
     B0 = 0.5 * (R.T @ R[p])
     B0 = 0.5 * (B0 + B0.T)
     try:
-        _, X = np.linalg.eigh(B0)
-        return np.linalg.solve(R.T, X)  # Y = R⁻ᵀX (any nonsingular Y is valid; accuracy only helps)
+        _, X = np.linalg.eigh(B0)       # LAPACK's divide-and-conquer driver: the fastest with vectors here
     except np.linalg.LinAlgError:
         raise EnclosureFailed("float eigendecomposition failed") from None
+    from scipy.linalg import solve_triangular
+
+    # Y = R⁻ᵀX by one triangular solve (a third of a general solve's cost); any nonsingular Y is
+    # valid, accuracy only helps
+    Y = solve_triangular(R, X, trans="T", lower=True, check_finite=False)
+    if not np.all(np.isfinite(Y)):
+        raise EnclosureFailed("float basis is not finite")
+    return Y
 
 
 def _finish(dsorted: list, eps, h, scale: int, prec: int, rq=None) -> list:

@@ -273,18 +273,20 @@ def _float32_integers(M32: np.ndarray) -> tuple[np.ndarray, int] | None:
     bits (the caller then uses the generic route).  Raises QKInputError on
     NaN/Inf.
     """
-    ab = np.ascontiguousarray(M32, dtype=np.float32).view(np.uint32) & np.uint32(0x7FFFFFFF)
+    M32 = np.ascontiguousarray(M32, dtype=np.float32)
+    ab = M32.view(np.uint32) & np.uint32(0x7FFFFFFF)
     amax = int(ab.max())
     if amax >= 0x7F800000:
         raise QKInputError("weights contain NaN or Inf, which are not rational numbers")
     if amax == 0:
         return np.zeros(M32.shape, np.int64), 0
-    amin = int(np.where(ab == 0, np.uint32(0x7F800000), ab).min())
+    ab -= np.uint32(1)                                # 0 wraps to the largest uint32: the min is the smallest nonzero
+    amin = int(ab.min()) + 1
     emin = max(amin >> 23, 1)
     emax = max(amax >> 23, 1)
     if emax - emin + 24 > 62:
         return None
-    Zi = (np.asarray(M32, np.float64) * 2.0 ** (150 - emin)).astype(np.int64)   # exact integers < 2^62
+    Zi = np.multiply(M32, 2.0 ** (150 - emin), dtype=np.float64).astype(np.int64)   # exact integers < 2^62
     orv = int(np.bitwise_or.reduce(Zi, axis=None))
     t = (orv & -orv).bit_length() - 1
     if t > 0:

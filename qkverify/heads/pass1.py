@@ -80,6 +80,14 @@ def _bmul(A: np.ndarray, B: np.ndarray) -> tuple[np.ndarray, float]:
     return C, gk + _g(q) * (1.0 + gk)
 
 
+def _upp(x: np.ndarray) -> np.ndarray:
+    """:func:`.enclosure._up` for a NONNEGATIVE float array (in place when it can): x(1 + 8.08u) + tiny
+    is ≥ the exact value of an expression of at most 8 rounded operations on nonnegative terms."""
+    x *= 1.0 + 8.08 * U
+    x += 2.0 ** -1000
+    return x
+
+
 def _colnorm_up(A: np.ndarray) -> np.ndarray:
     """Upper bounds of the column 2-norms of a float matrix."""
     m = A.shape[0]
@@ -100,6 +108,7 @@ class Pass1:
         Gm, Gr, s = Gm_s
         self.gd, self.s, self.n, self.m = gd, s, n, m
         self.Gm_s = Gm_s
+        self._aG = None                                  # (|Gm|, γ_m|Gm| + Gr, |Gm| + Gr), see _abs_gram
         w = digit_width(m)
         self.w = w
         if Y is None:
@@ -126,10 +135,15 @@ class Pass1:
         else:
             P, gP = _bmul(Gm, Ym)
             aY = np.abs(Ym)
-            E = (np.abs(Gm) * gP + Gr) @ aY              # |P_true − P| ≤ E entrywise (γ-bound plus Ĝ's radius)
+            aG = np.abs(Gm)
+            self._aG = (aG, _upp(gm * aG + Gr), _upp(aG + Gr))
+            E = aG * gP
+            E += Gr
+            E = E @ aY                                   # |P_true − P| ≤ E entrywise (γ-bound plus Ĝ's radius)
         if not (np.all(np.isfinite(P)) and np.all(np.isfinite(E))):
             raise EnclosureFailed("Ĝ·Y beyond the float64 range")
-        pi = _colnorm_up(_up(E * (1.0 + 2 * gm)))
+        E *= 1.0 + 2 * gm
+        pi = _colnorm_up(_upp(E))
         if not exact_p and spacing_exp is not None:
             # the diagonal radius ‖p_i‖π_i alone tells an ill-conditioned head: when it exceeds a
             # quarter of the grid spacing for over a quarter of the eigenvalues, ĜY is taken exactly
@@ -141,35 +155,44 @@ class Pass1:
         pn = _colnorm_up(P)
         yn = _colnorm_up(Ym)
         A, gn = _bmul(P[:n].T, P[n:])
-        B = 0.5 * (A + A.T)
-        RB = _up(gn * np.outer(pn, pn) + 0.5 * (np.outer(pi, pn) + np.outer(pn, pi) + np.outer(pi, pi))
-                 + np.abs(B) * (2 * U)) + TINY
+        B = A + A.T
+        B *= 0.5
+        dB = np.diag(B).copy()
+        # R_B = γ_n pn pnᵀ + ½(π pnᵀ + pn πᵀ + π πᵀ) + 2u|B| = (γ_n pn + ½π) pnᵀ + (pn + π)(½π)ᵀ + 2u|B|
+        # (nonnegative terms, a few roundings each: _upp)
+        aB = np.abs(B)
+        RB = np.outer(gn * pn + 0.5 * pi, pn)
+        RB += np.outer(pn + pi, 0.5 * pi)
+        RB += aB * (2 * U)
+        RB = _upp(RB)
         H, gH = _bmul(Ym.T, P)
-        RH = _up(gH * np.outer(yn, pn) + np.outer(yn, pi)) + TINY
-        F = H - np.eye(m)                                # off-diagonal exact; diagonal exact when H_ii ∈ [1/2, 2]
+        RH = np.outer(yn, gH * pn + pi)                  # γ yn pnᵀ + yn πᵀ
+        RH = _upp(RH)
+        F = H
+        F[np.diag_indices(m)] -= 1.0                     # H − I: off-diagonal exact; diagonal exact when H_ii ∈ [1/2, 2]
         dF = np.diag(F).copy()
         RH[np.diag_indices(m)] += np.abs(dF) * (2 * U)
-        aF = np.abs(F) + RH
+        aF = np.abs(F)
+        aF += RH
         h = _fro_ub(aF)
         if not h < 0.5:
             raise EnclosureFailed(f"‖H − I‖ bound {h:.3g} is not below 1/2")
-        aB = np.abs(B) + RB
+        aB += RB                                         # |B| + R_B
         bnorm = _fro_ub(aB)
         r = 0.375 * h * h / (1.0 - h)
         delta = float(_up(bnorm * (h * h / 4 + 2 * r * (1 + h / 2) + r * r)) * 1.01)
         # |(F*B*)_ij| ≤ (|F*||B*|)_ij ≤ ((|F| + R_H)(|B| + R_B))_ij: one product of nonnegative
         # matrices, its rounding covered by the factor (1 + 2γ_m)
-        FB = _up((aF @ aB) * (1.0 + 2 * gm))
-        offC = aB + _up(0.5 * (FB + FB.T))
+        FB = aF @ aB
+        # T_i ≥ Σ_(j≠i) |F*_ij||B*_ji|: the full sum (the j = i term only adds), before FB is reused
+        T = _upp(np.einsum("ij,ji->i", aF, aB) * (1.0 + 2 * _g(m)))
+        FB *= 1.0 + 2 * gm
+        offC = FB + FB.T                                 # ½(FB + (FB)ᵀ) + |B| + R_B, rounded up
+        offC *= 0.5
+        offC += aB
+        offC = _upp(offC)
         np.fill_diagonal(offC, 0.0)
-        offC = _up(offC)
-        colsq = _up(np.einsum("ij,ij->j", offC, offC) * (1.0 + 2 * _g(m)))
-        aFo = aF.copy()
-        np.fill_diagonal(aFo, 0.0)
-        aBo = aB.copy()
-        np.fill_diagonal(aBo, 0.0)
-        T = _up(np.einsum("ij,ji->i", aFo, aBo) * (1.0 + 2 * _g(m)))
-        dB = np.diag(B).copy()
+        colsq = _upp(np.einsum("ij,ij->j", offC, offC) * (1.0 + 2 * _g(m)))
         c = dB * (1.0 - dF)
         rB = np.diag(RB)
         rH = np.diag(RH)
@@ -193,7 +216,6 @@ class Pass1:
         self._stage: dict[int, int] = {}
         self._vec: dict = {}           # i -> (v, its float residual w, ρ) of the last stage
         self._P = None
-        self._aG = None
 
     def refine(self, idx) -> dict[int, tuple[fmpq, fmpq]]:
         """Tighter enclosures (exact rationals, μ·2^(−s) units) of the sorted indices
