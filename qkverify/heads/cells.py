@@ -63,6 +63,7 @@ each path decided is counted in :attr:`HeadSpectrum.stats`.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -993,7 +994,7 @@ def head_spectrum(gd: GramData, rank: int | None, digits: int = 9, budget: Budge
              "d0": False if "<" in order else ("undecided" if "?" in order else True)}
     if frob_L == 0:
         enc = {}
-    stats["levels"] = {str(r): sum(1 for x in level if x == r) for r in sorted(set(level))}
+    stats["levels"] = {str(r): c for r, c in sorted(Counter(level).items())}
     stats["path_final"] = dec.name
     return HeadSpectrum(n, N, gd.e, g, zero, cells, n_pos, n_neg, order, faces, frob_L, tr_L2, a, sym, enc,
                         equal_pairs, stats, notes, rank_M=rank)

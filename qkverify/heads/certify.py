@@ -265,19 +265,21 @@ def _row_stage(rec: HeadRecord, hs: HeadSpectrum, rank: int, method: str, direct
         hi = sum((hs.enclosures[k][1] for k in "bcd"), fmpq(0))
         if not lo <= hs.symmetric_energy <= hi:
             raise ArithmeticError(f"{rec.key}: b + c + d does not enclose 1 − a")
-    cb, cu = hs.int_bounds()                     # integer cell bounds in the unit cu (ν units)
-    unit = fmpq(1, 2) * (fmpq(2) ** (2 * hs.scale_exponent) if hs.scale_exponent >= 0
-                         else fmpq(1, 2 ** (-2 * hs.scale_exponent))) * cu
-    row["lambda_max"] = _float(fmpq(cb[0][0] + cb[0][1], 2) * unit) if cb else 0.0
-    row["lambda_min"] = _float(fmpq(cb[-1][0] + cb[-1][1], 2) * unit) if cb else 0.0
+    # ν cells [k·2^(g−r), (k+1)·2^(g−r)], ascending; S's eigenvalues are ν·2^(2e)/2
+    scale = fmpq(1, 2) * (fmpq(2) ** (2 * hs.scale_exponent) if hs.scale_exponent >= 0
+                          else fmpq(1, 2 ** (-2 * hs.scale_exponent)))
+
+    def mid(cell):
+        k, r, _ = cell
+        w = fmpq(2) ** (hs.grid_exponent - r) if hs.grid_exponent >= r else fmpq(1, 2 ** (r - hs.grid_exponent))
+        return _float(fmpq(2 * k + 1, 2) * w * scale)
+
+    row["lambda_max"] = mid(hs.cells[-1]) if hs.cells else 0.0
+    row["lambda_min"] = mid(hs.cells[0]) if hs.cells else 0.0
     row["route"] = "cells"
-    # the largest (hi − lo)/max(|lo|, |hi|), compared by cross-multiplication in integers
-    best = None
-    for lo, hi in cb:
-        d = max(abs(lo), abs(hi))
-        if d and (best is None or (hi - lo) * best[1] > best[0] * d):
-            best = (hi - lo, d)
-    row["enclosure_rel_width_max"] = _sig6(_float(fmpq(*best))) if best else 0.0
+    # the largest (hi − lo)/max(|lo|, |hi|): a cell of index k has width/|end| = 1/max(|k|, |k + 1|)
+    d = min((max(abs(k), abs(k + 1)) for k, _, _ in hs.cells), default=0)
+    row["enclosure_rel_width_max"] = _sig6(_float(fmpq(1, d))) if d else 0.0
     return row
 
 
