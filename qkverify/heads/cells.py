@@ -50,7 +50,9 @@ cell.  The first enclosure is the float pass of :mod:`.pass1` (ĜY in float,
 or exact in digits for an ill-conditioned head); its base cells and
 one-level refinements are decided in bulk from the float endpoints (an exact
 power-of-two scaling and a floor), and an eigenvalue whose interval holds a
-grid point gets exact diagonals (Kato–Temple on them, ``Pass1.refine``).
+grid point is refined in batches (``Pass1.refine``: the exact Rayleigh
+quotient of its basis vector and Kato–Temple from its residual, then up to
+two Newton-improved vectors).
 When a grid point t still lies in (l, u], the side of ν vs t is decided
 rigorously: by tighter enclosures (the Newton route of :mod:`.sliced` with
 exact products, then arb ball arithmetic at growing precision, all with

@@ -19,23 +19,37 @@ followed by an outward guard), and all but four products O(m²):
   γ_n‖p_i‖‖p_j‖ + ½(π_i‖p_j‖ + ‖p_i‖π_j + π_iπ_j) + u|B_ij| (Cauchy–Schwarz
   on the exact and the rounded parts);
 * H = fl(YᵀP): |H_ij − H*_ij| ≤ R_H,ij = γ_m‖y_i‖‖p_j‖ + ‖y_i‖π_j;
-* C₁ off the diagonal: |C₁_ij| ≤ |B_ij| + R_B,ij + ½(f_i b_j + b_i f_j) with
-  f_i ≥ ‖F*_{i,:}‖₂, b_j ≥ ‖B*_{:,j}‖₂ (Cauchy–Schwarz for (FB)_ij), giving
+* C₁ off the diagonal: |C₁_ij| ≤ |B_ij| + R_B,ij + ½((|F| + R_H)(|B| + R_B))_ij
+  + ½((|F| + R_H)(|B| + R_B))_ji (one product of nonnegative matrices), giving
   ε ≥ ‖C₁ − diag C₁‖_F and the column energies ρ_i²;
 * the diagonal of C₁: C₁_ii = B_ii(1 − F_ii) − Σ_{j≠i} F_ij B_ji, the sum
   bounded by T_i = Σ_{j≠i}(|F_ij| + R_H,ij)(|B_ji| + R_B,ji).
 
 Weyl and Kato–Temple then give each μ_i to about R_B,ii ≈ m·u·‖Ĝ‖ -- a few
 1e-14 of the spectrum's norm for a well-conditioned head, so that most
-eigenvalues fall in one cell of the 2^-40 grid at once.  For the few that
-straddle a grid point, :meth:`Pass1.refine` computes B_ii and H_ii exactly
-(the columns p_i = ĜY e_i in digits, :mod:`.digits`) and applies Kato–Temple
-again: the width drops to T_i + ρ_i²/gap + δ, some 1e-25 of the norm.  When
-the bounds do not close (h ≥ 1/2, an eigenvalue not isolated, Ĝ numerically
-singular) the cells escalate to :func:`.sliced.enclose_sliced`.
+eigenvalues fall in one cell of the 2^-40 grid at once.  That the bounds
+close at all (‖H − I‖₂ ≤ h < 1/2) proves Ĝ invertible, so rank M = 2n.
 
-Cost at 2n = m: the float basis (Cholesky, eigh, a solve) and four products
-(ĜY, |Ĝ||Y|, P[:n]ᵀP[n:], YᵀP), some 20·m³ flops; O(m²) otherwise.
+For the few eigenvalues that straddle a grid point, :meth:`Pass1.refine`
+works on the pencil (½ĜJĜ, Ĝ) itself, whose eigenvalues are the μ_i: for
+v = y_i it computes p = Ĝv exactly (digits, :mod:`.digits`), the exact
+Rayleigh quotient ρ = B_ii/H_ii and a rigorous bound of the residual
+ε² = wᵀĜw/H_ii, w = ½Jp − ρv (for the symmetric C' = Ĝ^(−1/2)(½ĜJĜ)Ĝ^(−1/2)
+and u = Ĝ^(1/2)v, ‖C'u − ρu‖²/‖u‖² = ε²); Kato–Temple with the neighbours'
+float intervals as isolation gives μ_i to ε²/gap -- second order in the
+error of y_i, about 1e-30 of the norm for a well-conditioned head.  When
+y_i is too coarse (an ill-conditioned Gram matrix: its error is amplified
+by cond Ĝ), two Newton stages replace it by v − Σ_(j≠i) y_j(p_jᵀw)/(μ_j − ρ)
+rounded to an exact 53-bit vector, which squares ε.  Kato–Temple on C₁
+with the exact B_ii, H_ii (width T_i + ρ_i²/gap + δ) remains where the
+residual bound is not finite.  When nothing closes (h ≥ 1/2, an eigenvalue
+not isolated, Ĝ numerically singular) the cells escalate to
+:func:`.sliced.enclose_sliced`.
+
+Cost at 2n = m: the float basis (Cholesky, eigh, one triangular solve) and
+five products (ĜY, |Ĝ||Y|, P[:n]ᵀP[n:], YᵀP, |F||B|), some 22·m³ flops;
+O(m²) otherwise; a refined eigenvalue costs O(m²) (one exact column of ĜY,
+three matrix-vector products).
 """
 
 from __future__ import annotations
