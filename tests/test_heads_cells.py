@@ -235,13 +235,13 @@ def test_split_gram_route_is_exact():
     assert int(np.trace((Q @ K.T) @ (Q @ K.T))) == g.tr_L2
 
 
-@pytest.mark.parametrize("case", ["bf16", "outliers", "tiny", "negative-partial-block"])
+@pytest.mark.parametrize("case", ["bf16", "outliers", "tiny", "negative-partial-block", "slightly-tiny"])
 def test_window_gram_is_exact(case):
     """The blocked Karatsuba Gram (one or two slices, exceptional columns
     apart) equals Z Zᵀ in Python integers, including a last partial block."""
     from qkverify.heads.exact_gram import _float32_integers, _window_parts
 
-    rng = np.random.default_rng(["bf16", "outliers", "tiny", "negative-partial-block"].index(case))
+    rng = np.random.default_rng(["bf16", "outliers", "tiny", "negative-partial-block", "slightly-tiny"].index(case))
     n2, N = 6, 1300                                     # 1300 = 2 full blocks of 512 and a partial one
     M = rng.standard_normal((n2, N)).astype(np.float32)
     if case == "bf16":                                  # 8 significant bits: one slice
@@ -251,6 +251,9 @@ def test_window_gram_is_exact(case):
     elif case == "tiny":
         M[1, 5] = np.float32(1e-9)
         M[4, 1200] = np.float32(-3e-11)
+    elif case == "slightly-tiny":                       # a few bits below the window: its correction part
+        M[1, 5] = np.float32(0.7371 * 2.0 ** -16)
+        M[4, 1200] = np.float32(-0.91237 * 2.0 ** -16)
     else:
         M = -np.abs(M)
         M[0, 0] = np.float32(-2.0 ** 10)
@@ -267,6 +270,8 @@ def test_window_gram_is_exact(case):
         assert len(parts) == 1
     if case in ("outliers", "tiny"):
         assert len(parts) > 3                           # the exceptional columns went apart
+    if case == "slightly-tiny":                         # kept in the window, the cut-off bits as one part
+        assert len(parts) == 4 and parts[3][0] == 0
 
 
 def test_exact_cross_with_dropped_pairs_encloses_the_product():

@@ -484,6 +484,19 @@ def _window_parts(Zi: np.ndarray, block: int = GRAM_BLOCK) -> list:
     _, T, exc = best
     L = max(T - 2 * b, 0)
     mask = (1 << b) - 1
+    # tiny-entry columns (every entry below 2^T, some with bits below 2^L) stay in the window
+    # products with their bits below 2^L cut off (W = C₁·2^(L+b) + C₀·2^L), and the cut-off part
+    # R = Z − W ∈ [0, 2^L) is added back as one correction part W Rᵀ + R Wᵀ + R Rᵀ: the products
+    # C₁Rᵀ, C₀Rᵀ, RRᵀ over the c such columns are exact in float64 (entries below c·2^(b+L) and
+    # c·2^(2L)), combined in int64 (below c·2^(2L+2b+2) ≤ 2^62); the others -- outlier columns
+    # above 2^T -- are sliced apart
+    tiny = exc & (bits <= T)
+    ct = int(np.count_nonzero(tiny))
+    if ct and 2 * L + 2 * b + 2 + ct.bit_length() <= 62 and b + L + ct.bit_length() <= 53:
+        exc = exc & ~tiny
+        tcols = np.flatnonzero(tiny)
+    else:
+        tcols = np.zeros(0, np.int64)
     ecols = np.flatnonzero(exc)
     C1 = np.empty((n2, block))
     C0 = np.empty((n2, block))
@@ -511,6 +524,13 @@ def _window_parts(Zi: np.ndarray, block: int = GRAM_BLOCK) -> list:
             G0 += s0
     G1 = Gp - G2 - G0                                      # C₁C₀ᵀ + C₀C₁ᵀ, exact in int64
     parts = [(2 * (L + b), G2), (2 * L + b, G1), (2 * L, G0)]
+    if tcols.size:
+        Zt = Zi[:, tcols]
+        Rf = (Zt & ((1 << L) - 1)).astype(np.float64)     # R = Z mod 2^L (two's complement: in [0, 2^L))
+        X1 = ((Zt >> (L + b)).astype(np.float64) @ Rf.T).astype(np.int64)          # C₁Rᵀ, exact
+        X0 = (((Zt >> L) & mask).astype(np.float64) @ Rf.T).astype(np.int64)      # C₀Rᵀ, exact
+        X = (X1 << (L + b)) + (X0 << L)                    # W Rᵀ
+        parts.append((0, X + X.T + (Rf @ Rf.T).astype(np.int64)))
     if ecols.size:
         Ze = Zi[:, ecols]
         sl, be = _slices_of_int(Ze, len(ecols))
