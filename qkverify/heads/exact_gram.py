@@ -47,7 +47,7 @@ class GramData:
     slices    -- the b-bit slices C_k of Z (float64 arrays of integers)
     bits      -- slice width b
     parts     -- [(shift, P)]: Z Zᵀ = Σ P·2^shift exactly, P int64 (2n x 2n),
-                 each |P_ij| < 2^54
+                 each |P_ij| < 2^62
     frob_L    -- ‖L‖²·2^{-4e} = tr(G_KK G_QQ) (Python int, exact)
     tr_L2     -- tr(L²)·2^{-4e} = tr(G_KQ G_KQ) (Python int, exact)
 
@@ -497,7 +497,24 @@ def _window_parts(Zi: np.ndarray, block: int = GRAM_BLOCK) -> list:
         tcols = np.flatnonzero(tiny)
     else:
         tcols = np.zeros(0, np.int64)
+    # outlier columns (an entry at or above 2^T) that fit a window of their own, [L + δ, L + δ + 2b)
+    # with δ ≥ 1: the same three products per group of equal δ, folded into the main parts shifted by
+    # 2δ (int64: every part stays below 2^62, checked from the counts); the rest is sliced apart
+    groups: dict[int, list[int]] = {}
+    for j in np.flatnonzero(exc & (bits > T)).tolist():
+        d = int(bits[j]) - T
+        if low[j] >= L + d:
+            groups.setdefault(d, []).append(j)
+    budget = N << (2 * b + 2)                              # the main parts' bound: N·2^(2b+2)
+    folded = {}
+    for d in sorted(groups):
+        add = len(groups[d]) << (2 * b + 2 + 2 * d)
+        if budget + add < 1 << 62:
+            budget += add
+            folded[d] = np.array(groups[d], np.int64)
+            exc[folded[d]] = False
     ecols = np.flatnonzero(exc)
+    zcols = np.sort(np.concatenate([ecols] + list(folded.values()))) if folded else ecols   # apart from the window
     C1 = np.empty((n2, block))
     C0 = np.empty((n2, block))
     G2 = Gp = G0 = None
@@ -508,7 +525,7 @@ def _window_parts(Zi: np.ndarray, block: int = GRAM_BLOCK) -> list:
         A0 = C0[:, :j1 - j0] if j1 - j0 < block else C0
         A1[...] = Zb >> (L + b)
         A0[...] = (Zb >> L) & mask
-        loc = ecols[(ecols >= j0) & (ecols < j1)] - j0
+        loc = zcols[(zcols >= j0) & (zcols < j1)] - j0
         if loc.size:
             A1[:, loc] = 0.0
             A0[:, loc] = 0.0
@@ -523,6 +540,17 @@ def _window_parts(Zi: np.ndarray, block: int = GRAM_BLOCK) -> list:
             Gp += sp
             G0 += s0
     G1 = Gp - G2 - G0                                      # C₁C₀ᵀ + C₀C₁ᵀ, exact in int64
+    for d, cols in folded.items():
+        Zo = Zi[:, cols]
+        O1 = (Zo >> (L + d + b)).astype(np.float64)        # |O₁| ≤ 2^b, 0 ≤ O₀ < 2^b: as the main slices
+        O0 = ((Zo >> (L + d)) & mask).astype(np.float64)
+        o2 = (O1 @ O1.T).astype(np.int64)
+        o0 = (O0 @ O0.T).astype(np.int64)
+        O1 += O0
+        o1 = (O1 @ O1.T).astype(np.int64) - o2 - o0
+        G2 += o2 << (2 * d)                                # 2^(2(L+d+b)) = 2^(2(L+b))·2^(2d)
+        G1 += o1 << (2 * d)
+        G0 += o0 << (2 * d)
     parts = [(2 * (L + b), G2), (2 * L + b, G1), (2 * L, G0)]
     if tcols.size:
         Zt = Zi[:, tcols]
