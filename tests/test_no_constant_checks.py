@@ -308,7 +308,7 @@ def _suite_runs(check: str) -> list[tuple[str, Any, tuple]]:
                 run = evaluate(sid, inp, drop=drop, only=(check,))
             except QKInputError:
                 continue
-            if run.records and run.records[0].conclusion in ("holds", "fails"):
+            if run.records and run.records[0].conclusion in ("holds", "fails", "consistent", "inconsistent"):
                 out.append((name, inp, drop))
         if out:
             return out

@@ -254,12 +254,14 @@ def _check_fields(raw: Mapping, spec: Mapping[str, tuple[type, bool]], fname: st
             raise _bad(fname, f"{where}field '{key}' must be a {typ.__name__}, got {type(raw[key]).__name__}")
 
 
-def _parse_table_list(items: list, keys: tuple[str, ...], fname: str, where: str) -> list[dict]:
+def _parse_table_list(items: list, keys: tuple[str, ...], fname: str, where: str,
+                      optional: tuple[str, ...] = ()) -> list[dict]:
     out = []
     for i, h in enumerate(items):
-        if not isinstance(h, dict) or set(h) != set(keys):
-            raise _bad(fname, f"{where}[{i}] must be a table with exactly {', '.join(repr(k) for k in keys)}")
-        if not all(isinstance(h[k], str) and h[k].strip() for k in keys):
+        if not isinstance(h, dict) or not set(keys) <= set(h) <= set(keys) | set(optional):
+            raise _bad(fname, f"{where}[{i}] must be a table with exactly {', '.join(repr(k) for k in keys)}"
+                       + (f" (and optionally {', '.join(repr(k) for k in optional)})" if optional else ""))
+        if not all(isinstance(h[k], str) and h[k].strip() for k in tuple(keys) + tuple(k for k in optional if k in h)):
             raise _bad(fname, f"{where}[{i}] needs non-empty strings for {', '.join(keys)}")
         out.append(h)
     return out
@@ -302,7 +304,9 @@ def parse_decl(raw: Mapping, fname: str, index: int, statement: str, source_file
     if kind not in THEOREM_KINDS + DEFINITION_KINDS:
         raise _bad(fname, f"{where}kind must be one of {', '.join(THEOREM_KINDS + DEFINITION_KINDS)}, got '{kind}'")
     is_def = kind in DEFINITION_KINDS
-    hyps = _parse_table_list(raw["hypotheses"], ("binder", "text", "predicate"), fname, f"{where}hypotheses")
+    # `unprobeable`: why no input of the declaration's types violates this hypothesis alone (board, lead)
+    hyps = _parse_table_list(raw["hypotheses"], ("binder", "text", "predicate"), fname, f"{where}hypotheses",
+                             optional=("unprobeable",))
     insts = _parse_table_list(raw.get("instances", []), ("class", "predicate"), fname, f"{where}instances")
     binders = [h["binder"] for h in hyps]
     for b in binders:

@@ -30,8 +30,14 @@ class DeclRecord:
 
     @property
     def conclusion(self) -> str:
+        """holds / fails / undecided; with empirical evidence consistent / inconsistent (a sample
+        never makes a statement hold or fail; format 3)."""
         c = self.result.conclusion
-        return "undecided" if c is None else ("holds" if c else "fails")
+        if c is None:
+            return "undecided"
+        if self.result.evidence == "empirical":
+            return "consistent" if c else "inconsistent"
+        return "holds" if c else "fails"
 
     def to_json(self) -> dict:
         out: dict[str, Any] = {"name": self.meta.name, "check": self.meta.check, "hypotheses": self.hypotheses,
@@ -40,6 +46,8 @@ class DeclRecord:
             out["dropped"] = list(self.dropped)
         if self.result.value is not None:
             out["value"] = self.result.value
+        if self.result.sample is not None:
+            out["sample"] = self.result.sample
         return out
 
 
@@ -55,15 +63,16 @@ class StatementRun:
 
     @property
     def verdict(self) -> str:
-        cs = [r.conclusion for r in self.records]
-        return "fails" if "fails" in cs else ("undecided" if "undecided" in cs else "holds")
+        """The weakest conclusion: fails > undecided > inconsistent > consistent > holds (format 3)."""
+        cs = {r.conclusion for r in self.records}
+        return next((c for c in ("fails", "undecided", "inconsistent", "consistent") if c in cs), "holds")
 
     @property
     def evidence(self) -> str:
         return max((r.result.evidence for r in self.records), key=EVIDENCE_ORDER.index, default="exact")
 
     def failures(self) -> list[DeclRecord]:
-        return [r for r in self.records if r.conclusion != "holds"]
+        return [r for r in self.records if r.conclusion not in ("holds", "consistent")]
 
     def certificate(self, display: dict | None = None) -> dict:
         """The format-2 certificate of this run (witnesses sorted by kind and subject)."""
