@@ -134,7 +134,8 @@ def test_rademacher_N2_by_hand():
     # with hLaw dropped, the expectation of the ratio is enumerated exactly: 3/4 and 1/4
     probe = evaluate(C1, inp, drop=("hLaw",))
     assert probe.subject.witnesses[("enumeration", "energy")] == {
-        "kind": "enumeration", "of": "energy", "patterns": 16, "E_ratio_S": "3/4", "E_ratio_T": "1/4"}
+        "kind": "enumeration", "of": "energy", "method": "patterns", "patterns": 16, "E_ratio_S": "3/4",
+        "E_ratio_T": "1/4"}
     assert rec(probe, "integral_frobSq_symPart_div_frobSq_gaussian").conclusion == "holds"
     out = kernel(probe.certificate())
     assert out.status == "valid", out.reason
@@ -321,7 +322,7 @@ def test_prop5_needs_nonzero_variances():
     probe = evaluate(P5, inp, drop=("hvK",))
     assert probe.verdict == "fails" and probe.evidence == "exact"
     assert probe.subject.witnesses[("enumeration", "energy")] == {
-        "kind": "enumeration", "of": "energy", "patterns": 1, "E_ratio_S": "0", "E_ratio_T": "0"}
+        "kind": "enumeration", "of": "energy", "method": "zero", "E_ratio_S": "0", "E_ratio_T": "0"}
     out = kernel(probe.certificate())
     assert out.status == "valid" and out.verdict == "fails", out.reason
 

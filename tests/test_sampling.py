@@ -251,3 +251,47 @@ def test_lobes_hypotheses_are_decisions():
     # exponential(rate 1) is gamma(shape 1, scale 1): the same measure, hXlaw true
     same = LobesInput.from_document(dict(base, law_X={"family": "gamma", "shape": 1, "scale": "1"}))
     assert evaluate("accumulation", same, only=("accumulation",)).records[0].hypotheses["hXlaw"] is True
+
+
+# ---- exact wherever the law allows: convolution, N = 1, zero products ----------------------
+
+
+def test_rademacher_iid_beyond_the_pattern_limit_is_exact():
+    # N = 5: 2^25 value patterns, past the enumeration limit.  By hand: ‖L‖² = N² always, and
+    # E‖S‖² = N·1 + N(N−1)/2·E((a+b)/2)²·2 = N + N(N−1)/2 = 15, so E[‖S‖²/‖L‖²] = 15/25 = 3/5
+    inp = LawInput.from_document({"model": "iid", "N": 5, "law": "rademacher"})
+    assert inp.patterns() == 2 ** 25 and inp.ratio_route()[0] == "convolution" and not inp.needs_monte_carlo()
+    run = evaluate("integral_frobSq_iid", inp, drop=("hLaw",))
+    w = run.subject.witnesses[("enumeration", "energy")]
+    assert (w["method"], w["E_ratio_S"], w["E_ratio_T"]) == ("convolution", "3/5", "2/5")
+    assert rec(run, "integral_frobSq_symPart_div_frobSq_gaussian").conclusion == "holds" and run.evidence == "exact"
+
+
+def test_capped_convolution_against_brute_force():
+    LAZY = {F(-1): F(1, 4), F(0): F(1, 2), F(1): F(1, 4)}
+    ref = [F(0), F(0)]
+    for pat in itertools.product(list(LAZY.items()), repeat=9):
+        p = math.prod((w for _, w in pat), start=F(1))
+        x = [v for v, _ in pat]
+        L = [x[0:3], x[3:6], x[6:9]]
+        l2 = sum(L[i][j] ** 2 for i in range(3) for j in range(3))
+        s2 = sum(((L[i][j] + L[j][i]) / 2) ** 2 for i in range(3) for j in range(3))
+        if l2:
+            ref[0] += p * s2 / l2
+            ref[1] += p * (l2 - s2) / l2
+    e = B.iid_energy_law(3, B.LAZY, capped=True).summary()
+    assert (e.E_ratio_S_lean, e.E_ratio_T_lean) == (q(ref[0]), q(ref[1]))
+
+
+def test_one_dimensional_ratio_is_the_probability_that_L_is_not_zero():
+    # N = 1, n = 3, W_K Gaussian (atomless), W_Q lazy (P(0) = 1/2): L = Σ_r K_r Q_r is 0 iff every
+    # Q_r = 0, probability 1/8, so E[‖S‖²/‖L‖²] = 7/8 ≠ 1 = (N+1)/(2N): Proposition 5 without hlawQ fails,
+    # exactly, with Gaussian entries (hnN, 3 ≤ 1, dropped too)
+    inp = LawInput.from_document({"model": "qk", "N": 1, "n": 3, "law_K": "gaussian", "law_Q": "lazy"})
+    assert inp.ratio_route() == ("one_dimensional", fmpq(7, 8), fmpq(0))
+    run = evaluate(P5, inp, drop=("hlawQ", "hnN"))
+    assert rec(run, P5).conclusion == "fails" and run.evidence == "exact"
+    # all Gaussian, N = n = 1: L = KQ ≠ 0 almost surely: E = 1 = (N+1)/(2N) -- holds, exactly
+    g = LawInput.from_document({"model": "qk", "N": 1, "n": 1, "law_K": "gaussian", "law_Q": "gaussian"})
+    run = evaluate(P5, g)
+    assert [r.conclusion for r in run.records] == ["holds", "holds"] and run.evidence == "exact"

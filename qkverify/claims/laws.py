@@ -16,9 +16,12 @@ How each conclusion is evaluated (the kernel re-derives each by its own route):
   :func:`~qkverify.math.baselines.lean_moments` (O(1) for a matrix with one law, FLINT
   products for grids); witness ``moments``.  An integral whose integrability is not decided
   (dependent heavy-tailed entries) is ``undecided``, named;
-* E[‖S‖²/‖L‖²] and E[‖T‖²/‖L‖²] with Lean's x/0 = 0: finite laws with at most ENUM_LIMIT
-  value patterns of the free entries exactly (witness ``enumeration``); otherwise there is no
-  closed form (a ratio of quadratic forms) and the expectation is *sampled* by the
+* E[‖S‖²/‖L‖²] and E[‖T‖²/‖L‖²] with Lean's x/0 = 0, exactly wherever the law allows (witness
+  ``enumeration``, :meth:`~qkverify.io.law_inputs.LawInput.ratio_route`): a zero product
+  (L = 0 surely), every value pattern of the free entries (at most ENUM_LIMIT), N = 1 (the
+  ratio is [L ≠ 0]: E = P(L ≠ 0) for any laws, Gaussians included), iid finite laws by the
+  exact law of the energies (a convolution within its caps); otherwise there is no closed
+  form (a ratio of quadratic forms) and the expectation is *sampled* by the
   deterministic Monte Carlo of :mod:`qkverify.math.montecarlo` (witness ``monte_carlo``): the
   declaration is then ``consistent`` or ``inconsistent at level δ`` (evidence ``empirical``),
   never ``holds`` or ``fails`` -- an equality of reals is not decided by a sample.
@@ -165,17 +168,21 @@ def _ratios(s: Subject) -> tuple[str, Any]:
     ("undecided", reason) past the Monte Carlo caps."""
     def build():
         inp = s.inp
-        k = inp.patterns()
-        if not inp.needs_monte_carlo():
-            if inp.zero_product():   # L = 0 surely: both ratios are 0/0 = 0
-                eS = eT = fmpq(0)
-            elif inp.copies:
-                eS, eT = B.enumerate_ratios(inp.model, inp.N, inp.n or 0, inp.grids(), inp.copies)
+        route = inp.ratio_route()
+        if route[0] != "monte_carlo":
+            if route[0] == "patterns":
+                if inp.copies:
+                    eS, eT = B.enumerate_ratios(inp.model, inp.N, inp.n or 0, inp.grids(), inp.copies)
+                else:
+                    e = _energy_law(s)
+                    eS, eT = e.E_ratio_S_lean, e.E_ratio_T_lean
             else:
-                e = _energy_law(s)
-                eS, eT = e.E_ratio_S_lean, e.E_ratio_T_lean
-            s.witness({"kind": "enumeration", "of": "energy", "patterns": k,
-                       "E_ratio_S": fmpq_str(eS), "E_ratio_T": fmpq_str(eT)})
+                eS, eT = route[1], route[2]
+            w = {"kind": "enumeration", "of": "energy", "method": route[0],
+                 "E_ratio_S": fmpq_str(eS), "E_ratio_T": fmpq_str(eT)}
+            if route[0] == "patterns":
+                w["patterns"] = inp.patterns()
+            s.witness(w)
             return "exact", (eS, eT)
         blocks, copies = inp.mc_blocks()
         try:

@@ -219,11 +219,40 @@ class LawInput:
                             return ENUM_CAP
         return out
 
-    def needs_monte_carlo(self) -> bool:
-        """Expectations of ratios are sampled: an entry that is not finite, or more than
-        ENUM_LIMIT value patterns."""
+    def ratio_route(self) -> tuple:
+        """How E[‖S‖²/‖L‖²] and E[‖T‖²/‖L‖²] are decided, the first that applies (computed once):
+        ``("zero", 0, 0)`` for a zero product; ``("patterns",)`` -- every value pattern of the free
+        entries, at most ENUM_LIMIT; ``("one_dimensional", E_S, E_T)`` for N = 1 without copies
+        (E[r_S] = P(L ≠ 0): a closed form for any laws); ``("convolution", E_S, E_T)`` -- iid finite
+        laws without copies, the exact law of the energies within its caps; ``("monte_carlo",)``
+        otherwise (no closed form: sampled)."""
+        cache = self.__dict__.setdefault("_route", [])
+        if cache:
+            return cache[0]
         k = self.patterns()
-        return k is None or k > MC.ENUM_LIMIT
+        if self.zero_product():
+            route: tuple = ("zero", fmpq(0), fmpq(0))
+        elif k is not None and k <= MC.ENUM_LIMIT:
+            route = ("patterns",)
+        else:
+            route = ("monte_carlo",)
+            if self.N == 1 and not self.copies:
+                r = B.one_dimensional_ratios(self.model, self.n or 0, self.grids(), MC.ENUM_LIMIT)
+                if r is not None:
+                    route = ("one_dimensional",) + r
+            elif self.model == "iid" and not self.copies and k is not None:
+                try:
+                    e = B.iid_energy_law(self.N, self.blocks()["L"] if self.grid is None else self.grids()["L"],
+                                         capped=True).summary()
+                    route = ("convolution", e.E_ratio_S_lean, e.E_ratio_T_lean)
+                except B.ConvolutionTooLarge:
+                    pass
+        cache.append(route)
+        return route
+
+    def needs_monte_carlo(self) -> bool:
+        """Expectations of ratios are sampled: no exact route applies (:meth:`ratio_route`)."""
+        return self.ratio_route()[0] == "monte_carlo"
 
     def mc_blocks(self) -> tuple[list[list], list]:
         """The sampler's blocks (laws row-major) and copies ((block index, flat index), …, sign)."""

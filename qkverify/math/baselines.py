@@ -595,17 +595,42 @@ def _grid(N: int, laws: Law | Sequence[Sequence[Law]]) -> list[list[FiniteLaw]]:
     return out
 
 
-def iid_energy_law(N: int, laws: Law | Sequence[Sequence[Law]]) -> EnergyLaw:
+#: the exact iid convolution route (producer and kernel): support of any partial law, and
+#: products support × contribution summed over the N(N+1)/2 steps
+CONV_MAX_SUPPORT = 1 << 16
+CONV_MAX_WORK = 1 << 24
+
+
+class ConvolutionTooLarge(QKInputError):
+    """The exact convolution would pass CONV_MAX_SUPPORT or CONV_MAX_WORK."""
+
+
+def iid_energy_law(N: int, laws: Law | Sequence[Sequence[Law]], capped: bool = False) -> EnergyLaw:
     """Exact joint law of the energies of an N x N matrix with independent
     entries (Corollary 1; Lean ``integral_frobSq_iid`` and siblings).
 
     ``laws`` is one finite law for every entry, or an N x N grid of finite
     laws (independent, not identically distributed).  Exact (``fmpq``).
     Cost: a convolution of N diagonal and N(N-1)/2 pair laws, polynomial in N
-    for a fixed law.  Raises QKInputError for N < 0 or a non-finite law.
+    for a fixed law; ``capped``: ConvolutionTooLarge past CONV_MAX_SUPPORT / CONV_MAX_WORK (checked
+    before each step).  Raises QKInputError for N < 0 or a non-finite law.
     """
     _check_size("N", N, lo=0)
+    if capped and N * (N + 1) // 2 > CONV_MAX_WORK:
+        raise ConvolutionTooLarge(f"N = {N}: too many convolution steps")
     grid = _grid(N, laws)
+    work = [0]
+
+    def conv(dist: dict, contrib: dict) -> dict:
+        if capped:
+            work[0] += len(dist) * len(contrib)
+            if work[0] > CONV_MAX_WORK or len(dist) * len(contrib) > CONV_MAX_SUPPORT * 16:
+                raise ConvolutionTooLarge(f"the convolution passes {CONV_MAX_WORK} products")
+        out = _convolve(dist, contrib)
+        if capped and len(out) > CONV_MAX_SUPPORT:
+            raise ConvolutionTooLarge(f"a partial law has more than {CONV_MAX_SUPPORT} values")
+        return out
+
     scale = 1
     for r in grid:
         for l in r:
@@ -619,7 +644,7 @@ def iid_energy_law(N: int, laws: Law | Sequence[Sequence[Law]]) -> EnergyLaw:
         for x, p in a:
             k = (2 * x * x, 0, 2 * x * x)
             contrib[k] = contrib.get(k, fmpq(0)) + p
-        dist = _convolve(dist, contrib)
+        dist = conv(dist, contrib)
     for i in range(N):
         for j in range(i + 1, N):
             a = _int_atoms(grid[i][j], scale)
@@ -630,7 +655,7 @@ def iid_energy_law(N: int, laws: Law | Sequence[Sequence[Law]]) -> EnergyLaw:
                 for y, py in b:
                     k = ((x + y) ** 2, (x - y) ** 2, 2 * (x * x + y * y))
                     contrib[k] = contrib.get(k, fmpq(0)) + px * py
-            dist = _convolve(dist, contrib)
+            dist = conv(dist, contrib)
     return EnergyLaw(N, scale * scale, dist, patterns)
 
 
@@ -1046,6 +1071,51 @@ def enumerate_ratios(model: str, N: int, n: int, grids: Mapping[str, Sequence[Se
         eS += p * (F + tr) / (2 * F)
         eT += p * (F - tr) / (2 * F)
     return eS, eT
+
+
+def _atomless(law: Law) -> bool:
+    """No atoms: a nondegenerate Gaussian or a Pareto law."""
+    return as_finite(law) is None
+
+
+def _mass_at_zero(law: Law) -> fmpq:
+    f = as_finite(law)
+    return fmpq(0) if f is None else dict(f.atoms).get(fmpq(0), fmpq(0))
+
+
+def one_dimensional_ratios(model: str, n: int, grids: Mapping[str, Sequence[Sequence[Law]]],
+                           limit: int = 1 << 16) -> tuple[fmpq, fmpq] | None:
+    """N = 1: L is a number, S = L and T = 0, so ‖S‖²/‖L‖² = [L ≠ 0] and ‖T‖²/‖L‖² = 0 (x/0 = 0):
+    E[r_S] = P(L ≠ 0), E[r_T] = 0, exactly for any entry laws (a closed form for Gaussians).
+    iid: P(L = 0) is L's atom at 0.  qk, L = Σ_r K_r Q_r: a term with two atomless factors (Gaussian
+    of positive variance, Pareto) is atomless, and so is L (an independent atomless summand);
+    otherwise, if a term with one atomless factor is not 0 (its other factor is not), L is atomless
+    given the rest, so P(L = 0) = Π_{mixed r} P(finite factor_r = 0) · P(Σ_{finite r} K_r Q_r = 0),
+    the last by enumeration (None past ``limit`` patterns).
+
+    >>> g = GaussianLaw(fmpq(1))
+    >>> one_dimensional_ratios("qk", 1, {"W_K": [[g]], "W_Q": [[LAZY]]})   # P(Q = 0) = 1/2
+    (1/2, 0)
+    """
+    if model == "iid":
+        return 1 - _mass_at_zero(grids["L"][0][0]), fmpq(0)
+    K, Q = [r[0] for r in grids["W_K"]], [r[0] for r in grids["W_Q"]]
+    p0, fin = fmpq(1), []
+    for k, q in zip(K, Q):
+        if _atomless(k) and _atomless(q):
+            return fmpq(1), fmpq(0)
+        if _atomless(k) or _atomless(q):
+            p0 *= _mass_at_zero(q if _atomless(k) else k)
+        else:
+            fin.append((as_finite(k), as_finite(q)))
+    count = math.prod(len(k.atoms) * len(q.atoms) for k, q in fin)
+    if count > limit:
+        return None
+    pz = fmpq(0)
+    for pat in itertools.product(*(itertools.product(k.atoms, q.atoms) for k, q in fin)):
+        if sum((a[0] * b[0] for a, b in pat), fmpq(0)) == 0:
+            pz += math.prod((a[1] * b[1] for a, b in pat), start=fmpq(1))
+    return 1 - p0 * pz, fmpq(0)
 
 
 def law_moments(model: str, N: int, grids: Mapping[str, Any], copies: Sequence = ()) -> dict[str, fmpq]:
