@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install audit test test-fast bench clean
+.PHONY: install audit test test-fast bench clean browser
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -18,10 +18,17 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 audit: $(STAMP)
-	$(BIN)/qkverify audit
+	$(BIN)/qkverify audit --out certificates
+
+# report.html's browser test runs Debian's headless chromium; installed here when missing
+# (needs root and Debian's package lists, as on CI; elsewhere the browser tests skip, saying why)
+browser:
+	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 \
+	  && (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
+	  || echo "note: chromium not installed (needs root and apt-get); the browser tests will skip"; }
 
 # the suite runs on every core (pytest-xdist; a test file stays on one worker)
-test: $(STAMP)
+test: $(STAMP) browser
 	$(BIN)/python -m pytest -q -n auto --dist loadfile
 
 test-fast: $(STAMP)

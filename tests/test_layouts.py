@@ -403,10 +403,10 @@ def test_mpt_blocks(tmp_path):
 
 
 def test_unknown_model_type_refused(tmp_path, capsys):
-    ck = _save(tmp_path / "falcon", {"transformer.h.0.self_attention.query_key_value.weight": _interleaved()[0]},
-               {"model_type": "falcon", "num_attention_heads": 2})
+    ck = _save(tmp_path / "xlnet", {"transformer.layer.0.rel_attn.q": _interleaved()[0]},
+               {"model_type": "xlnet", "n_head": 2})
     err = _one_line_exit_2(capsys, ["heads", str(ck), "--out", str(tmp_path / "o"), "--quiet"])
-    assert "model_type 'falcon'" in err
+    assert "model_type 'xlnet'" in err and "--layout FILE" in err
 
 
 def test_fused_without_model_type_refused(tmp_path, capsys):

@@ -25,4 +25,5 @@ COMMANDS = (
     "regimes",
     "simulate",
     "ginibre",
+    "compare",
 )

@@ -2,12 +2,15 @@
 
 ``load_model(spec)`` accepts a path (``.safetensors`` file, directory, or
 sharded checkpoint with ``model.safetensors.index.json``; ``.gguf``;
-TransformerLens ``.npz``) or the name of a model shipped in an installed
-registry package (see :data:`KNOWN_MODELS`); ``None`` means the default
-model, all-MiniLM-L6-v2.  The safetensors layout comes from config.json's
-``model_type`` (:mod:`.layouts`; an unfamiliar one is refused), the GGUF
-one from ``general.architecture``.  PyTorch pickles (``.bin``) are refused
-with the command that converts them.  No network access, no model hub.
+TransformerLens ``.npz``), the name of a model shipped in an installed
+registry package (see :data:`KNOWN_MODELS`), or a Hugging Face hub id
+(``org/name``, ``org/name@revision``) or ``models--org--name`` folder that the
+local Hugging Face cache holds (:mod:`.hub`; never downloaded); ``None``
+means the default model, all-MiniLM-L6-v2.  The safetensors layout comes from
+config.json's ``model_type`` (:mod:`.layouts`; an unfamiliar one is refused)
+or from a layout file (``layout=``), the GGUF one from
+``general.architecture``.  PyTorch pickles (``.bin``) are refused with the
+command that converts them.  No network access.
 """
 
 from __future__ import annotations
@@ -48,8 +51,10 @@ def package_dir(package: str) -> Path:
 
 
 def resolve_model(spec: str | None) -> tuple[Path, str | None]:
-    """(path, canonical name or None) for a model spec: a known name/alias
-    or an existing path.  Raises QKInputError for anything else."""
+    """(path, canonical name or None) for a model spec: a known name/alias,
+    an existing path (a cache folder or snapshot is named ``org/name``), or a
+    hub id the local Hugging Face cache holds (its snapshot folder, named
+    ``org/name``).  Raises QKInputError for anything else."""
     if spec is None:
         spec = DEFAULT_MODEL
     key = spec.strip().lower()
@@ -59,9 +64,15 @@ def resolve_model(spec: str | None) -> tuple[Path, str | None]:
             if not p.is_file():
                 raise QKInputError(f"{canon}: expected weights at {p}, not found")
             return p, canon
+    from .hub import is_hub_id, resolve_hub
+
     p = Path(spec)
-    if not p.exists():
-        raise QKInputError(f"{spec}: no such file, directory or known model ({', '.join(KNOWN_MODELS)})")
+    if not p.exists() and not is_hub_id(spec):
+        raise QKInputError(f"{spec}: no such file, directory, known model ({', '.join(KNOWN_MODELS)}) "
+                           "or Hugging Face hub id (org/name)")
+    hub = resolve_hub(spec)
+    if hub is not None:
+        return hub
     return p, None
 
 
@@ -82,18 +93,33 @@ def pickle_refusal(path: Path) -> QKInputError:
 
 
 def load_model(spec: str | None = None, n_heads: int | None = None, n_kv_heads: int | None = None,
-               name: str | None = None, pre_norm_qk: bool = False) -> Model:
+               name: str | None = None, pre_norm_qk: bool = False, pre_softcap: bool = False,
+               layout: str | Path | None = None) -> Model:
     """Load a model from a spec (see module docstring).
 
     n_heads / n_kv_heads are needed only for safetensors checkpoints without
     a config.json.  ``pre_norm_qk`` accepts checkpoints whose q and k are
     normalised after the projections (q_norm/k_norm), analysing the
-    pre-normalisation W_Kᵀ W_Q; without it they are refused.  Raises
-    QKInputError for unknown formats and layouts, PyTorch pickles (with the
-    command that converts them) and q/k normalisation without the option.
+    pre-normalisation W_Kᵀ W_Q; ``pre_softcap`` checkpoints whose attention
+    logits are soft-capped (Gemma 2), analysing the bilinear form inside the
+    cap; without them such checkpoints are refused.  ``layout`` names a
+    layout file (TOML or JSON, README *Models*) for a safetensors checkpoint
+    whose model_type qkverify has no layout for.  Raises QKInputError for
+    unknown formats and layouts, PyTorch pickles (with the command that
+    converts them), q/k normalisation or soft-capping without the option, and
+    a hub id the local cache does not hold.
     """
     path, canon = resolve_model(spec)
     name = name or canon
+    if layout is not None or pre_softcap:
+        st = path if path.suffix.lower() == ".safetensors" else None
+        if st is None and path.is_dir() and any(path.glob("*.safetensors")):
+            st = path
+        if st is None:
+            what = "--layout" if layout is not None else "--pre-softcap"
+            raise QKInputError(f"{path}: {what} applies to safetensors checkpoints")
+        return load_safetensors(st, n_heads, n_kv_heads, name, pre_norm_qk=pre_norm_qk, pre_softcap=pre_softcap,
+                                layout=layout)
     if path.is_dir():
         kinds = {s for s in (".gguf", ".safetensors", ".npz") if any(path.glob(f"*{s}"))}
         if kinds == {".gguf"}:

@@ -24,7 +24,10 @@ its model (``score``):
   exactly;
 * ``"pre_norm_qk"`` -- the model normalises q and k after the projections
   (``q_norm``/``k_norm``): no fixed bilinear form exists and L is the
-  pre-normalisation matrix, analysed only on request (``--pre-norm-qk``).
+  pre-normalisation matrix, analysed only on request (``--pre-norm-qk``);
+* ``"pre_softcap"`` -- the model soft-caps its attention logits (Gemma 2:
+  score = c·tanh(s/c)): L is the bilinear form s inside the cap (a monotone
+  function of it is the score), analysed only on request (``--pre-softcap``).
 """
 
 from __future__ import annotations
@@ -81,6 +84,8 @@ class HeadRecord(HeadShape):
                 the pre-normalisation W_Kᵀ W_Q (analysed on request only)
     qk_norm  -- what normalises q and k (None when nothing does)
     b_Q, b_K -- the head's query/key biases, shape (n,), exact, or None
+    softcap  -- what caps the attention logits (None when nothing does; such heads are
+                loaded only on request and labelled ``pre_softcap``)
     """
 
     model: str
@@ -96,10 +101,13 @@ class HeadRecord(HeadShape):
     qk_norm: str | None = None
     b_Q: np.ndarray | None = None
     b_K: np.ndarray | None = None
+    softcap: str | None = None
 
     def __post_init__(self) -> None:
         # the per-head record the certificates are built from carries the labels too
         s = self.source
+        if self.softcap:
+            s.setdefault("softcap", self.softcap)
         s.setdefault("layout", self.layout)
         s.setdefault("positional", self.positional)
         s.setdefault("score", self.score)
@@ -115,9 +123,10 @@ class HeadRecord(HeadShape):
     @property
     def score(self) -> str:
         """What L = W_Kᵀ W_Q is (module docstring): ``bilinear``,
-        ``bilinear_part_of_biaffine``, ``pre_norm_qk`` or
-        ``pre_norm_qk,bilinear_part_of_biaffine``."""
-        parts = (["pre_norm_qk"] if self.pre_norm_qk else []) + (["bilinear_part_of_biaffine"] if self.has_bias else [])
+        ``bilinear_part_of_biaffine``, ``pre_norm_qk``, ``pre_softcap``, or several of
+        them joined by commas (e.g. ``pre_norm_qk,bilinear_part_of_biaffine``)."""
+        parts = ((["pre_norm_qk"] if self.pre_norm_qk else []) + (["pre_softcap"] if self.softcap else [])
+                 + (["bilinear_part_of_biaffine"] if self.has_bias else []))
         return ",".join(parts) or "bilinear"
 
     def biaffine(self):
@@ -172,6 +181,27 @@ class Model:
     d_head: int
     layer_heads: Callable[[int], list[HeadRecord]]
     meta: dict = field(default_factory=dict)
+    #: loader options beyond the head counts that reopening the model needs (a worker process
+    #: reopens it from ``path``): e.g. ``{"layout": "/abs/layout.toml", "pre_softcap": True}``
+    options: dict = field(default_factory=dict)
+
+    def __iter__(self) -> Iterator[HeadRecord]:
+        """Every head, layer by layer (``for h in model``: h.layer, h.head, h.kv_head, h.W_Q, h.W_K)."""
+        return self.heads()
+
+    def __len__(self) -> int:
+        """The number of heads (n_layers · n_heads)."""
+        return self.n_layers * self.n_heads
+
+    def head(self, layer: int, head: int) -> HeadRecord:
+        """One head; QKInputError when (layer, head) is out of range."""
+        if not 0 <= head < self.n_heads:
+            raise QKInputError(f"head {head} out of range: {self.name} has heads 0..{self.n_heads - 1}")
+        return list(self.heads([layer]))[head]
+
+    def __repr__(self) -> str:
+        return (f"<Model {self.name!r}: {self.arch}, {self.n_layers} layers × {self.n_heads} heads "
+                f"({self.n_kv_heads} key heads), d_model = {self.d_model}, d_head = {self.d_head}>")
 
     def heads(self, layers: list[int] | None = None) -> Iterator[HeadRecord]:
         """Every head of the selected layers (all layers when None), in

@@ -4,7 +4,10 @@ For a BERT-family safetensors checkpoint (the default model, all-MiniLM-L6-v2) t
 per head i, the rows [i·d, (i+1)·d) of the query, key and value weights and the columns of the
 attention output weight (V_i = W_O[:, i] W_V[i]); the network M(y) = W_2 gelu(W_1 y) is the
 layer's feed-forward block; the tokens are sums of rows of the embedding tables (word piece,
-position, token type 0) for a sentence tokenised with the model's vocabulary.
+position, token type 0) for a sentence tokenised with the model's own tokenizer (the ``tokenizers``
+library on the checkpoint's ``tokenizer.json``: BERT normalisation, punctuation splitting, WordPiece,
+[CLS] … [SEP]; from ``vocab.txt`` with the library's BERT WordPiece pipeline when there is no
+tokenizer.json).
 
 What is left out, because Proposition 2 is about T = (id + M)∘(id + Σ_i V_i A_i) with linear V_i
 and ‖M(y)‖ ≤ L‖y‖: the LayerNorms (after the embeddings, after attention and after the
@@ -15,6 +18,7 @@ gives convex combinations.  BERT attends in both directions, so the heads are no
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from ..errors import QKInputError
 from ..exact.rational import fmpq_str, parse_rational
@@ -27,24 +31,33 @@ DEFAULT_TEXT = "attention heads are bilinear forms"
 PREFIX = "encoder.layer.{l}."
 
 
-def wordpiece(text: str, vocab: list[str]) -> list[int]:
-    """Greedy longest-match word pieces of a lower-cased, whitespace-split text, between [CLS] and
-    [SEP] (unknown words become [UNK])."""
-    index = {t: i for i, t in enumerate(vocab)}
-    ids = [index["[CLS]"]]
-    for word in text.lower().split():
-        start, pieces = 0, []
-        while start < len(word):
-            end = len(word)
-            while end > start and (("##" if start else "") + word[start:end]) not in index:
-                end -= 1
-            if end == start:
-                pieces = [index["[UNK]"]]
-                break
-            pieces.append(index[("##" if start else "") + word[start:end]])
-            start = end
-        ids.extend(pieces)
-    return ids + [index["[SEP]"]]
+def tokenize(text: str, folder: Path) -> tuple[list[int], list[str]]:
+    """(token ids, tokens) of ``text`` as the checkpoint in ``folder`` tokenises it: its
+    ``tokenizer.json`` through the ``tokenizers`` library, else its ``vocab.txt`` through the
+    library's BERT WordPiece pipeline (lower-cased, punctuation split, [CLS] … [SEP]); no padding,
+    the file's truncation kept.  Raises
+    QKInputError when the folder has neither or the file is not a tokenizer."""
+    try:
+        from tokenizers import Tokenizer
+        from tokenizers.implementations import BertWordPieceTokenizer
+    except ImportError:                                   # pragma: no cover - a declared dependency
+        raise QKInputError("tokenising the layer input needs the tokenizers package (pip install tokenizers)") from None
+    tj, vt = folder / "tokenizer.json", folder / "vocab.txt"
+    try:
+        if tj.is_file():
+            tok = Tokenizer.from_file(str(tj))
+        elif vt.is_file():
+            tok = BertWordPieceTokenizer(str(vt), lowercase=True)
+        else:
+            raise QKInputError(f"{folder}: no tokenizer.json or vocab.txt beside the weights")
+        tok.no_padding()                   # padding is for batches; the attention mask would drop it anyway
+        enc = tok.encode(text)
+    except QKInputError:
+        raise
+    except Exception as err:  # the library raises its own exception types for a malformed file
+        raise QKInputError(f"{folder}: cannot tokenise with its tokenizer ({err.__class__.__name__}: "
+                           f"{str(err).splitlines()[0] if str(err) else ''})") from None
+    return list(enc.ids), list(enc.tokens)
 
 
 def layer_input(model: str | None = None, layer: int = 0, text: str = DEFAULT_TEXT, norm: str = "l2",
@@ -71,8 +84,7 @@ def layer_input(model: str | None = None, layer: int = 0, text: str = DEFAULT_TE
     d = N // H
     if not 0 <= layer < int(cfg["num_hidden_layers"]):
         raise QKInputError(f"layer {layer} out of range")
-    vocab = (f.parent / "vocab.txt").read_text(encoding="utf-8").splitlines()
-    ids = wordpiece(text, vocab)
+    ids, tokens = tokenize(text, f.parent)
     p = PREFIX.format(l=layer)
     heads = []
     for i in range(H):
@@ -98,7 +110,7 @@ def layer_input(model: str | None = None, layer: int = 0, text: str = DEFAULT_TE
            "heads": heads, "M": {"W_1": {"tensor": W1}, "W_2": {"tensor": W2}, "act": "gelu"},
            "L": L, "norm": norm, "squarings": squarings}
     info = {"model": canon or (f.parent.name if f.parent.name != "model" else f.parent.parent.name), "layer": layer,
-            "text": text, "token_ids": ids, "tokens": [vocab[i] for i in ids], "heads": H, "d_head": d, "N": N,
+            "text": text, "token_ids": ids, "tokens": tokens, "heads": H, "d_head": d, "N": N,
             "left_out": ["embedding LayerNorm", "attention LayerNorm", "output LayerNorm", "value bias",
                          "attention output bias", "feed-forward biases"]}
     return make_input(doc, "layer", {"dirs": [str(f.parent)]}), info
@@ -122,4 +134,4 @@ def _round_up(x) -> str:
     return fmpq_str(parse_rational(f"{out.numerator}/{out.denominator}"))
 
 
-__all__ = ["layer_input", "wordpiece", "DEFAULT_TEXT"]
+__all__ = ["layer_input", "tokenize", "DEFAULT_TEXT"]

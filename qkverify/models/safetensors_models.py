@@ -60,18 +60,26 @@ def _combined(files: list[SafetensorsFile], sha) -> str:
 
 
 def load_safetensors(path: str | Path, n_heads: int | None = None, n_kv_heads: int | None = None,
-                     name: str | None = None, pre_norm_qk: bool = False) -> Model:
+                     name: str | None = None, pre_norm_qk: bool = False, pre_softcap: bool = False,
+                     layout: str | Path | None = None) -> Model:
     """Open a safetensors checkpoint and resolve its attention layout.
 
     n_heads / n_kv_heads override config.json; ``pre_norm_qk`` accepts
     checkpoints with q/k normalisation (the records are then labelled
-    ``pre_norm_qk``).  Raises QKInputError (one line) for everything
+    ``pre_norm_qk``), ``pre_softcap`` checkpoints whose attention logits are
+    soft-capped (labelled ``pre_softcap``); ``layout`` is a layout file
+    (:func:`qkverify.models.layouts.read_layout`) that replaces the
+    model_type's layout.  Raises QKInputError (one line) for everything
     :func:`qkverify.models.layouts.resolve` refuses and for unreadable or
     inconsistent files."""
+    from .layouts import read_layout
+
     path = Path(path)
+    lf = read_layout(layout) if layout is not None else None
     ck = Checkpoint.open(path)
     cfg = read_config(path)
-    plan = resolve(ck.names, ck.shape, cfg, path, n_heads, n_kv_heads, pre_norm_qk)
+    plan = resolve(ck.names, ck.shape, cfg, path, n_heads, n_kv_heads, pre_norm_qk, pre_softcap, lf)
+    options = {k: v for k, v in (("pre_softcap", bool(pre_softcap)), ("layout", lf.path if lf else None)) if v}
     mname = name or model_name_from_path(path if path.is_file() else path / "model.safetensors")
     shas: dict[Path, str] = {}
 
@@ -92,7 +100,7 @@ def load_safetensors(path: str | Path, n_heads: int | None = None, n_kv_heads: i
         positional = plan.positional(i)
         out = []
         for h in range(H):
-            g = kv_head_of(h, H, KV)
+            g = plan.kv_head(h)
             (kq, axq, aq, bq), (kk, axk, ak, bk) = plan.head_slices(h)
             Wq = _cut(arrays[kq], axq, aq, bq, names[kq], path)
             Wk = _cut(arrays[kk], axk, ak, bk, names[kk], path)
@@ -118,14 +126,17 @@ def load_safetensors(path: str | Path, n_heads: int | None = None, n_kv_heads: i
                     brefs["b_K"] = {"name": bnames[kk], "index": [ak, bk], "sha256": sha(ck.file_of(bnames[kk]))}
                 src["biases"] = brefs or None
             out.append(HeadRecord(mname, i, h, g, Wq, Wk, src, layout=plan.layout, positional=positional,
-                                  pre_norm_qk=plan.qk_norm is not None, qk_norm=plan.qk_norm, b_Q=b_Q, b_K=b_K))
+                                  pre_norm_qk=plan.qk_norm is not None, qk_norm=plan.qk_norm, b_Q=b_Q, b_K=b_K,
+                                  softcap=plan.softcap))
         return out
 
-    meta = {"layer_ids": plan.layer_ids, "layout": plan.layout, "layout_source": plan.layout_source,
+    meta = {"layer_ids": [_layer_label(l) for l in plan.layer_ids] if plan.family.stacks else plan.layer_ids,
+            "layout": plan.layout, "layout_source": plan.layout_source,
             "positional": plan.positional(0) if len({json.dumps(plan.positional(i), sort_keys=True)
                                                       for i in range(len(plan.layer_ids))}) == 1
             else {str(i): plan.positional(i) for i in range(len(plan.layer_ids))},
             "score": _model_score(plan), "qk_norm": plan.qk_norm,
+            **({"softcap": plan.softcap} if plan.softcap else {}),
             "biases": "query/key biases present: the score is biaffine (Lemma 1); L = W_Kᵀ W_Q is its bilinear "
                       "part, the other parts are per head in heads.json" if plan.biases else None}
     if len(ck.files) > 1:
@@ -135,11 +146,18 @@ def load_safetensors(path: str | Path, n_heads: int | None = None, n_kv_heads: i
         c = effective_config(cfg)
         if k in c:
             meta[k] = c[k]
-    return Model(mname, str(path), plan.arch, model_sha, len(plan.layer_ids), H, KV, N, dh, layer_heads, meta)
+    return Model(mname, str(path), plan.arch, model_sha, len(plan.layer_ids), H, KV, N, dh, layer_heads, meta,
+                 options)
+
+
+def _layer_label(lid) -> str:
+    """``encoder.block.3`` for an encoder-decoder layer id, else the block number as text."""
+    return f"{lid[0]}.block.{lid[1]}" if isinstance(lid, tuple) else str(lid)
 
 
 def _model_score(plan: Plan) -> str:
-    parts = (["pre_norm_qk"] if plan.qk_norm else []) + (["bilinear_part_of_biaffine"] if plan.biases else [])
+    parts = ((["pre_norm_qk"] if plan.qk_norm else []) + (["pre_softcap"] if plan.softcap else [])
+             + (["bilinear_part_of_biaffine"] if plan.biases else []))
     return ",".join(parts) or "bilinear"
 
 

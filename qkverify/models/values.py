@@ -124,6 +124,9 @@ def _open_safetensors(path: Path, name: str | None, pre_norm_qk: bool) -> ValueM
     cfg = read_config(path)
     plan = resolve(ck.names, ck.shape, cfg, path, None, None, pre_norm_qk)
     fam = plan.family.name
+    if fam not in _SEPARATE_VO and fam not in _FUSED_O:
+        raise QKInputError(f"{path}: the value/output projections of {plan.arch} checkpoints are not read "
+                           f"(regimes reads {', '.join(sorted(set(_SEPARATE_VO) | set(_FUSED_O)))} layouts)")
     H, KV, N, d = plan.H, plan.KV, plan.N, plan.dh
     mname = name or model_name_from_path(path if path.is_file() else path / "model.safetensors")
     shas: dict = {}
