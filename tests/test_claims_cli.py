@@ -10,9 +10,8 @@ from flint import fmpq, fmpq_mat
 
 from qkverify import certificates
 from qkverify.io.inputs import HeadInput, MatrixInput
-from qkverify.claims.registry import all_claims, get
 from qkverify.cli import main
-from qkverify.errors import HypothesisFailed, QKInputError
+from qkverify.errors import QKInputError
 
 
 def run_cli(*args, cwd=None):

@@ -203,29 +203,21 @@ def load_for_kinds(path: str | Path, kinds: tuple[str, ...] | set[str]) -> Any:
     raise errors[1] if len(errors) > 1 else errors[0]
 
 
-def _norm_label(s: str) -> str:
-    return " ".join(s.strip().lower().replace("thm", "theorem").split())
-
-
 def resolve(name: str) -> Selection:
-    """The selection named by ``name``: a user conjecture, a statement id or blueprint label (every
-    declaration with a registered check), or a declaration (full Lean name, or a check id that is
-    not also a statement id).  QKInputError (exit 2) when nothing matches or nothing is checked."""
+    """The selection named by ``name``: a user conjecture, a statement (id, blueprint or seed
+    label: every declaration with a registered check), or one declaration (full Lean name, or a
+    check id that is not also a statement id) -- :func:`qkverify.claims.metadata.find`.
+    QKInputError (exit 2) when nothing matches or nothing is checked."""
     from .user import USER_CONJECTURES, UserSelection
 
     if name in USER_CONJECTURES:
         return UserSelection(USER_CONJECTURES[name])
-    key = _norm_label(name)
-    stmts = metadata.load()
-    for st in stmts.values():
-        if key in (st.id.lower(), _norm_label(st.label)):
-            return DeclSelection(st)
-    for st in stmts.values():
-        for d in st.decls:
-            if key in (d.name.lower(), d.check.lower()):
-                return DeclSelection(st, only=d.check)
-    raise QKInputError(f"unknown claim {name!r}: not a statement id, blueprint label, Lean declaration or "
-                       "user conjecture; `qkverify claims` lists them")
+    hit = metadata.find(name)
+    if hit is None:
+        raise QKInputError(f"unknown claim {name!r}: not a statement id, blueprint label, Lean declaration or "
+                           "user conjecture; `qkverify claims` lists them")
+    st, decl = hit
+    return DeclSelection(st, only=decl.check if decl is not None else None)
 
 
 def all_selections() -> list[Selection]:
