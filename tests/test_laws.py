@@ -43,7 +43,7 @@ def law(doc: dict, **mc) -> LawInput:
 
 #: the kernel's law rules follow the producer after the kernel's restructuring (phase A); until then
 #: the kernel assertions of this file are skipped (sampling branch, issue #18/#23)
-KERNEL_READY = False
+KERNEL_READY = True
 needs_kernel = pytest.mark.skipif(not KERNEL_READY, reason="kernel law rules: after kernel phase A")
 
 
@@ -409,7 +409,8 @@ def exact_cert():
     (lambda c: next(w for w in c["witnesses"] if w["kind"] == "enumeration").update(E_ratio_S="3/4"),
      "enumeration witness"),
     (lambda c: next(w for w in c["witnesses"] if w["kind"] == "moments").update(E_frobSq="9"), "moments witness"),
-    (lambda c: c["input"]["L"].update(atoms=[["-1", "1/2"], ["1", "1/2"]]), "moments witness"),
+    # every witness is checked in a first pass (in the certificate's order): the enumeration fails first
+    (lambda c: c["input"]["L"].update(atoms=[["-1", "1/2"], ["1", "1/2"]]), ("moments witness", "enumeration witness")),
     (lambda c: c["input"]["L"].update(atoms=[["1", "2/3"], ["-2", "1/3"]]), "input"),
     (lambda c: c["declarations"][5].update(conclusion="holds"), "declarations[5]"),
     (lambda c: c["declarations"][5].update(dropped=[]), "declarations[5]"),
@@ -427,15 +428,23 @@ def test_kernel_rejects_tampered_enumeration(exact_cert, mutate, check):
 
 @needs_kernel
 def test_kernel_enumeration_limit_is_undecided():
-    # 4^9 > 2^16 value patterns: the kernel does not enumerate them (Monte Carlo instead)
+    # 4^9 > 2^16 value patterns: the kernel does not enumerate them one by one ...
     four = {"-3": "1/4", "-1": "1/4", "1": "1/4", "3": "1/4"}
-    cert = evaluate(C1, law({"model": "iid", "N": 2, "law": "rademacher"}), drop=("hLaw",)).certificate()
-    cert["input"]["N"] = 3
-    cert["input"]["L"] = {"atoms": [[k, v] for k, v in four.items()]}
-    out = kernel(cert)
-    assert out.status in ("undecided", "invalid")   # the moments disagree first, or the limit is named
-    inp = law({"model": "iid", "N": 3, "law": four}, sampler=MC.SAMPLER, samples=300, delta="1/1000")
+    inp = law({"model": "iid", "N": 3, "law": four})
     run = evaluate(C1, inp, drop=("hLaw",), only=("integral_frobSq_symPart_div_frobSq_gaussian",))
+    cert = json.loads(json.dumps(run.certificate()))
+    w = next(x for x in cert["witnesses"] if x["kind"] == "enumeration")
+    # ... but iid finite laws are exact by the convolution of the energy law: a symmetric law with
+    # P(L = 0) = 0 gives (N+1)/(2N) = 2/3 (sign flips and exchangeability, by hand)
+    assert (w["method"], w["E_ratio_S"]) == ("convolution", "2/3") and run.evidence == "exact"
+    assert kernel(cert).status == "valid"
+    w.update(method="patterns", patterns=4 ** 9)
+    out = kernel(cert)
+    assert out.status == "undecided" and "ENUM_LIMIT" in out.reason
+    # a qk model past the limit has no exact route: sampled
+    qk = law({"model": "qk", "N": 3, "n": 2, "law_K": four, "law_Q": four}, sampler=MC.SAMPLER, samples=300,
+             delta="1/1000")
+    run = evaluate(P5, qk, drop=("hlawK", "hlawQ"))
     assert ("monte_carlo", "energy") in run.subject.witnesses and run.evidence == "empirical"
     assert kernel(run.certificate()).status == "valid"
 

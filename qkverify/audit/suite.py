@@ -81,6 +81,9 @@ _SPREAD = {"-2": "1/8", "0": "3/4", "2": "1/8"}  # mean 0, second moment 1, not 
 _MC = {"sampler": "mt19937-boxmuller/2", "samples": 4000, "delta": "1/1000"}  # the seed follows from the input
 LAWS = {
     "iid_gaussian_N3": {"model": "iid", "N": 3, "law": "gaussian"},
+    # N = 1: ‖S‖²/‖L‖² = [L ≠ 0], so E = P(L ≠ 0) = 1 = (N+1)/(2N) in closed form -- exact, no sample
+    "iid_gaussian_N1": {"model": "iid", "N": 1, "law": "gaussian"},
+    "qk_gaussian_n1_N1": {"model": "qk", "n": 1, "N": 1, "law_K": "gaussian", "law_Q": "gaussian:3"},
     "iid_rademacher_N2": {"model": "iid", "N": 2, "law": "rademacher"},
     "iid_per_entry_unit_variance_N2": {"model": "iid", "N": 2,
                                        "grid": [["rademacher", "gaussian"], [_SPREAD, "rademacher"]]},

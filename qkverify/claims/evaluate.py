@@ -4,7 +4,9 @@ For each Lean declaration of the statement (lean_map order) that has a
 registered check for the input's kind: decide each of ITS hypotheses (Lean
 binders, by their predicate), skip it when one fails (unless that binder is
 dropped, as the hypothesis probes do), else run its check.  The records and
-the witnesses the checks asked for make a format-2 certificate."""
+the witnesses the checks asked for make a format-3 certificate (docs/CERTIFICATES.md): a
+theorem's record concludes holds / fails / undecided, or consistent / inconsistent on
+empirical evidence; a definition's record is computed, with its value."""
 
 from __future__ import annotations
 
@@ -17,6 +19,16 @@ from . import metadata
 from .registry import DeclResult, NotApplicable, Subject, _DECL_CHECKS, _ensure_loaded, _PREDICATES
 
 EVIDENCE_ORDER = ("exact", "certified", "empirical")
+#: a statement's verdict is the weakest of its records (a definition's ``computed`` counts as holds)
+PRECEDENCE = ("fails", "undecided", "inconsistent", "consistent", "holds")
+#: conclusions that are not a failure of the declaration
+GOOD = ("holds", "computed", "consistent")
+
+
+def verdict_of(conclusions: list[str]) -> str:
+    """fails > undecided > inconsistent > consistent > holds (definitions only: holds)."""
+    cs = ["holds" if c == "computed" else c for c in conclusions]
+    return next((v for v in PRECEDENCE if v in cs), "holds")
 
 
 @dataclass
@@ -29,25 +41,31 @@ class DeclRecord:
     result: DeclResult
 
     @property
+    def is_definition(self) -> bool:
+        return self.meta.kind in ("def", "structure")
+
+    @property
     def conclusion(self) -> str:
-        """holds / fails / undecided; with empirical evidence consistent / inconsistent (a sample
-        never makes a statement hold or fail; format 3)."""
+        """holds / fails / undecided; consistent / inconsistent on empirical evidence; computed
+        for a definition whose value agrees with its defining lemmas (else undecided)."""
         c = self.result.conclusion
+        if self.is_definition:
+            return "computed" if c and self.result.value is not None else "undecided"
         if c is None:
             return "undecided"
         if self.result.evidence == "empirical":
             return "consistent" if c else "inconsistent"
         return "holds" if c else "fails"
 
-    def to_json(self) -> dict:
+    def to_json(self, inp: dict | None = None) -> dict:
         out: dict[str, Any] = {"name": self.meta.name, "check": self.meta.check, "hypotheses": self.hypotheses,
                                "conclusion": self.conclusion, "evidence": self.result.evidence}
         if self.dropped:
             out["dropped"] = list(self.dropped)
         if self.result.value is not None:
             out["value"] = self.result.value
-        if self.result.sample is not None:
-            out["sample"] = self.result.sample
+        if self.result.evidence == "empirical" and self.conclusion != "undecided" and self.result.sample is not None:
+            out["sample"] = self.result.sample   # seed (derived from the input), confidence, test, statistic
         return out
 
 
@@ -63,24 +81,23 @@ class StatementRun:
 
     @property
     def verdict(self) -> str:
-        """The weakest conclusion: fails > undecided > inconsistent > consistent > holds (format 3)."""
-        cs = {r.conclusion for r in self.records}
-        return next((c for c in ("fails", "undecided", "inconsistent", "consistent") if c in cs), "holds")
+        return verdict_of([r.conclusion for r in self.records])
 
     @property
     def evidence(self) -> str:
         return max((r.result.evidence for r in self.records), key=EVIDENCE_ORDER.index, default="exact")
 
     def failures(self) -> list[DeclRecord]:
-        return [r for r in self.records if r.conclusion not in ("holds", "consistent")]
+        return [r for r in self.records if r.conclusion not in GOOD]
 
     def certificate(self, display: dict | None = None) -> dict:
-        """The format-2 certificate of this run (witnesses sorted by kind and subject)."""
+        """The format-3 certificate of this run (witnesses sorted by kind and subject)."""
         ws = [self.subject.witnesses[k] for k in sorted(self.used, key=lambda k: (k[0], str(k[1])))]
         disp = {"label": self.statement.label, "statement": self.statement.text}
         disp.update(display or {})
-        return certificates.build(self.statement.id, self.subject.inp.to_json2(), ws,
-                                   [r.to_json() for r in self.records], self.verdict, self.evidence, disp)
+        inp = self.subject.inp.to_json2()
+        return certificates.build(self.statement.id, inp, ws, [r.to_json(inp) for r in self.records], self.verdict,
+                                   self.evidence, disp)
 
 
 def evaluate(statement_id: str, inp: Any, drop: tuple[str, ...] = (), only: tuple[str, ...] = ()) -> StatementRun:

@@ -84,8 +84,9 @@ def _series(s: Subject, odd: bool) -> DeclResult:
     T = Mo.series_tail(x, K)
     with ctx.workprec(256):
         d = (Mo.stat_o(x) if odd else Mo.stat_e(x)).to_arb(256) - Mo.series_partial(x, K, odd, 256)
-        if bool(abs(d) <= arb(T)):
-            return DeclResult(True, "certified")
+        if bool(abs(d) <= arb(T)):  # an equality between reals is never certified (format 3): exact or undecided
+            return DeclResult(None, "certified", reason="the closed form lies in the series' enclosure; an equality "
+                                                        "between reals is not decided by enclosures")
         if bool(abs(d) > arb(T)):
             return DeclResult(False, "certified")
     return DeclResult(None, "certified", reason="the closed form sits at the edge of the series enclosure")

@@ -279,7 +279,7 @@ class LawInput:
             out["n"] = self.n
             items = [("W_K", self.law_K, self.grid_K), ("W_Q", self.law_Q, self.grid_Q)]
         for k, law, grid in items:
-            out[k] = law.to_json2() if grid is None else [[l.to_json2() for l in r] for r in grid]
+            out[k] = law.to_json2() if grid is None else _grid_json(grid)
         if self.copies:
             out["copies"] = [{"entry": list(t), "of": list(s), "sign": sign} for t, s, sign in self.copies]
         if self.needs_monte_carlo():
@@ -323,6 +323,18 @@ class LawInput:
             return parsed[key]
 
         def entries(x: Any, name: str) -> dict:
+            if isinstance(x, dict) and set(x) == {"laws", "index"}:   # the certificate's form of a grid
+                laws, index = x["laws"], x["index"]
+                if not (isinstance(laws, list) and isinstance(index, list)
+                        and all(isinstance(r, str) for r in index)):
+                    raise QKInputError(f"{where}: the laws of {name}: 'laws' is a list of laws, 'index' one string "
+                                       "of comma-separated positions per row")
+                table = [one(l) for l in laws]
+                try:
+                    return {"grid": tuple(tuple(table[parse_integer(i, where)] for i in r.split(",")) if r else ()
+                                          for r in index)}
+                except IndexError:
+                    raise QKInputError(f"{where}: the laws of {name}: an index is past the list of laws") from None
             if isinstance(x, list):
                 if not all(isinstance(r, list) for r in x):
                     raise QKInputError(f"{where}: the laws of {name} are one law or a list of rows of laws")
@@ -382,6 +394,14 @@ class LawInput:
         if self.model == "iid":
             return f"iid N={self.N}, {what(self.law)}{dep}"
         return f"qk n={self.n} N={self.N}, K {what(self.law_K)}, Q {what(self.law_Q)}{dep}"
+
+
+def _grid_json(grid: tuple) -> dict:
+    """A per-entry grid as the certificate writes it: the distinct laws once (in order of first
+    occurrence) and each entry's index into that list -- small, and cheap to validate."""
+    laws: dict = {}
+    index = [",".join(str(laws.setdefault(law, len(laws))) for law in row) for row in grid]
+    return {"laws": [l.to_json2() for l in laws], "index": index}
 
 
 #: pattern counts above this are reported as this (only the comparison with ENUM_LIMIT matters)

@@ -77,13 +77,17 @@ class Evaluation:
 
     @property
     def verdict(self) -> str:
-        cs = [r[3] for r in self.records]
-        return "fails" if "fails" in cs else ("undecided" if "undecided" in cs else "holds")
+        from ..claims.evaluate import verdict_of
+
+        return verdict_of([r[3] for r in self.records])
 
     def failing(self, drop: str | None = None) -> list[str]:
         """Check ids whose conclusion fails with every non-dropped hypothesis true (and, when
         ``drop`` is given, with that hypothesis false)."""
-        return [r[0] for r in self.records if r[3] == "fails" and (drop is None or r[1].get(drop) is False)]
+        # format 3: a sampled failure is "inconsistent" (evidence, not a refutation; the probes
+        # table says so from the evidence level)
+        return [r[0] for r in self.records if r[3] in ("fails", "inconsistent")
+                and (drop is None or r[1].get(drop) is False)]
 
     def evidence_of(self, checks: list[str]) -> str:
         order = ("exact", "certified", "empirical")
