@@ -166,10 +166,13 @@ def test_a_tied_head_shows_hindep_needed():
                                 "copies": tie, "monte_carlo": {"samples": 200, "delta": "1/1000"}})
     run = evaluate(P5, g, drop=("hindep",))
     r = rec(run, P5)
-    # Gaussian: every sample has r_S = 1, the Hoeffding interval [1 − h, 1] misses 3/4: inconsistent
-    assert r.hypotheses["hindep"] is False and r.conclusion == "inconsistent" and r.result.evidence == "empirical"
-    lo, hi = (F(x) for x in r.to_json()["sample"]["statistic"]["interval"])
-    assert hi == 1 and lo > F(3, 4)
+    # Gaussian: L = W_Kᵀ W_K is symmetric surely, so ‖S‖²/‖L‖² = [L ≠ 0] and E = P(W_K ≠ 0) = 1 ≠ 3/4:
+    # exact, no sample -- hindep is needed
+    assert r.hypotheses["hindep"] is False and r.conclusion == "fails" and r.result.evidence == "exact"
+    assert g.ratio_route() == ("symmetric", fmpq(1), fmpq(0))
+    # with an atom at 0 (lazy: P(0) = 1/2 for each of the two entries of W_K): E = 1 − 1/4 = 3/4 -- holds
+    lazy = LawInput.from_document({"model": "qk", "N": 2, "n": 1, "law_K": "lazy", "law_Q": "lazy", "copies": tie})
+    assert B.symmetric_ratios("qk", 2, 1, lazy.grids(), lazy.copies) == (fmpq(3, 4), fmpq(0))
 
 
 def test_copy_with_a_sign_needs_a_symmetric_law():

@@ -223,7 +223,8 @@ class LawInput:
         """How E[‖S‖²/‖L‖²] and E[‖T‖²/‖L‖²] are decided, the first that applies (computed once):
         ``("zero", 0, 0)`` for a zero product; ``("patterns",)`` -- every value pattern of the free
         entries, at most ENUM_LIMIT; ``("one_dimensional", E_S, E_T)`` for N = 1 without copies
-        (E[r_S] = P(L ≠ 0): a closed form for any laws); ``("convolution", E_S, E_T)`` -- iid finite
+        (E[r_S] = P(L ≠ 0): a closed form for any laws); ``("symmetric", E_S, E_T)`` when the copies make
+        L symmetric surely (again E[r_S] = P(L ≠ 0)); ``("convolution", E_S, E_T)`` -- iid finite
         laws without copies, the exact law of the energies within its caps; ``("monte_carlo",)``
         otherwise (no closed form: sampled)."""
         cache = self.__dict__.setdefault("_route", [])
@@ -236,7 +237,10 @@ class LawInput:
             route = ("patterns",)
         else:
             route = ("monte_carlo",)
-            if self.N == 1 and not self.copies:
+            sym = B.symmetric_ratios(self.model, self.N, self.n or 0, self.grids(), self.copies) if self.copies else None
+            if sym is not None:
+                route = ("symmetric",) + sym
+            elif self.N == 1 and not self.copies:
                 r = B.one_dimensional_ratios(self.model, self.n or 0, self.grids(), MC.ENUM_LIMIT)
                 if r is not None:
                     route = ("one_dimensional",) + r

@@ -575,3 +575,34 @@ def one_dimensional(args: dict) -> tuple[fmpq, fmpq]:
         if sum((x[0] * y[0] for x, y in pat), fmpq(0)) == 0:
             pz += math.prod((x[1] * y[1] for x, y in pat), start=fmpq(1))
     return 1 - p0 * pz, fmpq(0)
+
+
+def symmetric(args: dict) -> tuple[fmpq, fmpq]:
+    """Copies that make L symmetric surely (iid: L_ji = L_ij, sign +1, for every i < j; qk: W_Q = s·W_K
+    entry by entry with one sign s, or W_K = s·W_Q): ‖T‖² = 0, r_S = [L ≠ 0], so E[r_S] = 1 − P(L = 0),
+    E[r_T] = 0, with P(L = 0) = Π over the free entries of L's upper triangle (iid) or of the source
+    matrix (qk) of their atom at 0 (L = 0 iff they all vanish; they are independent)."""
+    N, n, g, cp = args["N"], args["n"], args["laws"], args["copies"]
+    tied = lambda a, b: cp.get(b) == (a, 1) or cp.get(a) == (b, 1)  # noqa: E731
+    at0 = lambda l: dict(l[1]).get(fmpq(0), fmpq(0)) if l[0] == "atoms" else fmpq(0)  # noqa: E731
+    if args["model"] == "iid":
+        require(all(tied(("L", i, j), ("L", j, i)) for i in range(N) for j in range(i + 1, N)), "enumeration witness",
+                "the copies do not make L symmetric")
+        free = [("L", i, j) for i in range(N) for j in range(N) if ("L", i, j) not in cp]
+    else:
+        signs, src = set(), set()
+        for r in range(n):
+            for c in range(N):
+                k, q = ("W_K", r, c), ("W_Q", r, c)
+                hit = (cp.get(q, (None, 0)), "W_K") if cp.get(q, (None,))[0] == k else \
+                    ((cp.get(k, (None, 0)), "W_Q") if cp.get(k, (None,))[0] == q else None)
+                require(hit is not None, "enumeration witness", "the copies do not make W_Q = ±W_K")
+                signs.add(hit[0][1])
+                src.add(hit[1])
+        require(len(signs) <= 1 and len(src) <= 1, "enumeration witness", "W_Q = ±W_K needs one sign and one source")
+        b = src.pop() if src else "W_K"
+        free = [(b, r, c) for r in range(n) for c in range(N) if (b, r, c) not in cp]
+    p0 = fmpq(1)
+    for e in free:
+        p0 *= at0(g[e[0]][e[1]][e[2]])
+    return 1 - p0, fmpq(0)

@@ -546,6 +546,8 @@ def _enumeration(w: dict, q) -> Enumeration:
         if method == "zero":
             require(SMP.zero_product(q.args), "enumeration witness", "neither W_K nor W_Q is identically 0")
             eS = eT = fmpq(0)
+        elif method == "symmetric":
+            eS, eT = SMP.symmetric(q.args)
         elif method == "convolution":
             require(q.args["model"] == "iid", "enumeration witness", "the convolution is for iid inputs")
             eS, eT = SMP.convolution_energy(q.args)

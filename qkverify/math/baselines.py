@@ -1118,6 +1118,46 @@ def one_dimensional_ratios(model: str, n: int, grids: Mapping[str, Sequence[Sequ
     return 1 - p0 * pz, fmpq(0)
 
 
+def symmetric_ratios(model: str, N: int, n: int, grids: Mapping[str, Sequence[Sequence[Law]]],
+                     copies: Sequence) -> tuple[fmpq, fmpq] | None:
+    """When the copies make L symmetric surely, ‖T‖² = 0 and ‖S‖²/‖L‖² = [L ≠ 0]: E[r_S] = P(L ≠ 0),
+    E[r_T] = 0, exactly for any laws; else None.  Symmetric by copies: iid, L_ji = L_ij for every
+    i < j (one a copy of the other, sign +1); qk, W_Q = s·W_K entry by entry with one sign s (or
+    W_K = s·W_Q), so L = s·W_Kᵀ W_K.  L = 0 iff every free entry of L's upper triangle (iid) or of
+    W_K (qk) is 0, independent: P(L = 0) = Π P(entry = 0).
+
+    >>> tie = [(("W_Q", 0, c), ("W_K", 0, c), 1) for c in range(2)]
+    >>> g = GaussianLaw(fmpq(1))
+    >>> symmetric_ratios("qk", 2, 1, {"W_K": [[g, g]], "W_Q": [[g, g]]}, tie)   # W_Q = W_K: E = 1 ≠ 3/4
+    (1, 0)
+    """
+    cmap = {tuple(t): (tuple(src), sign) for t, src, sign in copies}
+    tied = lambda a, b, sign=1: cmap.get(b) == (a, sign) or cmap.get(a) == (b, sign)  # noqa: E731
+    if model == "iid":
+        if not all(tied(("L", i, j), ("L", j, i)) for i in range(N) for j in range(i + 1, N)):
+            return None
+        free = [("L", i, j) for i in range(N) for j in range(N) if ("L", i, j) not in cmap]
+    else:
+        signs, src = set(), set()
+        for r in range(n):
+            for c in range(N):
+                k, q = ("W_K", r, c), ("W_Q", r, c)
+                if cmap.get(q, (None,))[0] == k:
+                    signs.add(cmap[q][1])
+                    src.add("W_K")
+                elif cmap.get(k, (None,))[0] == q:
+                    signs.add(cmap[k][1])
+                    src.add("W_Q")
+                else:
+                    return None
+        if len(signs) > 1 or len(src) > 1:
+            return None
+        b = src.pop() if src else "W_K"
+        free = [(b, r, c) for r in range(n) for c in range(N) if (b, r, c) not in cmap]
+    p0 = math.prod((_mass_at_zero(grids[e[0]][e[1]][e[2]]) for e in free), start=fmpq(1))
+    return 1 - p0, fmpq(0)
+
+
 def law_moments(model: str, N: int, grids: Mapping[str, Any], copies: Sequence = ()) -> dict[str, fmpq]:
     """The four values of :func:`lean_moments` as a dict (``n`` read from the W_K grid);
     QKInputError when one is undecided."""

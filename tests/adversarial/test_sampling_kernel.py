@@ -107,7 +107,10 @@ def test_exact_routes_verify_and_forgeries_do_not():
     cases = [({"model": "iid", "N": 5, "law": "rademacher"}, "integral_frobSq_iid", ("hLaw",), "convolution"),
              ({"model": "qk", "N": 1, "n": 3, "law_K": "gaussian", "law_Q": "lazy"}, P5, ("hlawQ", "hnN"),
               "one_dimensional"),
-             ({"model": "qk", "N": 2, "n": 1, "law_K": "gaussian:0", "law_Q": "gaussian"}, P5, ("hvK",), "zero")]
+             ({"model": "qk", "N": 2, "n": 1, "law_K": "gaussian:0", "law_Q": "gaussian"}, P5, ("hvK",), "zero"),
+             ({"model": "qk", "N": 3, "n": 2, "law_K": "gaussian", "law_Q": "gaussian",
+               "copies": [{"entry": ["W_Q", r, c], "of": ["W_K", r, c], "sign": 1} for r in range(2) for c in range(3)]},
+              P5, ("hindep",), "symmetric")]
     for doc, st, drop, method in cases:
         c = json.loads(json.dumps(evaluate(st, LawInput.from_document(doc), drop=drop).certificate()))
         w = next(x for x in c["witnesses"] if x["kind"] == "enumeration")
