@@ -13,7 +13,7 @@ from typing import Any, Callable
 from flint import arb, fmpq, fmpq_mat, fmpz, fmpz_mat, fmpz_poly
 
 from . import weights as W
-from .algebra import Box, Real, Root, cmp, count_with_multiplicity, is_exact, precision, sign, sign_at, sturm_count, to_arb
+from .algebra import Box, Real, Root, cmp, is_exact, mirror, precision, roots_in, sign, squarefree, to_arb
 from .jsonio import Invalid, NotEvaluable, Undecided, rat, require
 from .lean import div as lean_div
 from .limits import PREC
@@ -216,8 +216,7 @@ class Ctx:
             c, e = self.fact("cells", "JZZt"), self.head_Z()[1]
             boxes = c.boxes
             f = fmpq(2) ** (2 * e) / 2 if e >= 0 else fmpq(1, 2 ** (-2 * e)) / 2
-            count = {(b.lo, b.hi): boxes.count(b) for b in boxes}
-            vals: list[Real] = [Box(b.lo * f, b.hi * f, True, (b.lo, b.hi, count[(b.lo, b.hi)], 1)) for b in boxes]
+            vals: list[Real] = [Box(b.lo * f, b.hi * f, True, (b.lo, b.hi, 1)) for b in boxes]
             return vals, self.N - len(vals)
 
         return self.memo("headspec", build)
@@ -298,37 +297,17 @@ class Ctx:
         return self.memo(("sorted", of), lambda: sorted(self.eigenvalues_S(of), key=key))
 
     def order(self, of: str = "S") -> list[int]:
-        """cmp(α_j, β_j) for every j (for a weights head, two cells that meet are compared
-        exactly through the characteristic polynomial, see :meth:`_cells_equal`)."""
+        """cmp(α_j, β_j) for every j; for a weights head, two cells by :func:`cell_cmp`."""
         a, b = self.alpha_beta(of)
 
         def one(x, y):
-            try:
-                return self.cmp(x, y)
-            except Undecided:
-                if self.kind == "weights" and self._cells_equal(x, y):
-                    return 0
-                raise
+            if isinstance(x, Box) and isinstance(y, Box) and x.cell and y.cell:
+                r = cell_cmp(x.cell, y.cell, self.fact("cells", "JZZt").charpoly)
+                self.certified |= r != 0  # a strict order from the cells; equality is exact
+                return r
+            return self.cmp(x, y)
 
         return self.memo(("order", of), lambda: [one(x, y) for x, y in zip(a, b)])
-
-    def _cells_equal(self, x: Box, y: Box) -> bool:
-        """α = β for α in a cell C and β = −ν, ν in a cell C', each holding one distinct root of
-        P (the characteristic polynomial of X, ν units, possibly multiple): equal iff
-        gcd(P(x), P(−x)) has a root in C ∩ (−C') -- that root is P's only root in C, and its
-        negative P's only root in C'."""
-        (lo1, hi1, _, s1), (lo2, hi2, _, s2) = x.cell, y.cell
-        P = self.fact("cells", "JZZt").charpoly
-        R = P // P.gcd(P.derivative())  # square-free part: its roots are P's, once each
-
-        def distinct(lo, hi):  # roots of R in [lo, hi)
-            return sturm_count(R, lo, hi) + (sign_at(R, lo) == 0) - (sign_at(R, hi) == 0)
-
-        if s1 * s2 != -1 or distinct(lo1, hi1) != 1 or distinct(lo2, hi2) != 1:
-            return False
-        Q = P.gcd(fmpz_poly([c if k % 2 == 0 else -c for k, c in enumerate(P.coeffs())]))
-        lo, hi = max(lo1, -hi2), min(hi1, -lo2)  # C = [lo1, hi1), −C' = (−hi2, −lo2]
-        return lo <= hi and (count_with_multiplicity(Q, lo, hi) + (sign_at(Q, hi) == 0)) > 0
 
     def profile(self, L: str = "L") -> "Profile":
         """π(L) = (a, b, c, d) by Definition 6 (Lean ``profileA``..``profileD``), x/0 = 0;
@@ -434,8 +413,45 @@ def _neg(x: Real) -> Real:
     if isinstance(x, fmpq):
         return -x
     if isinstance(x, Box):
-        return Box(-x.hi, -x.lo, x.nonzero, x.cell[:3] + (-x.cell[3],) if x.cell else ())
+        return Box(-x.hi, -x.lo, x.nonzero, x.cell[:2] + (-x.cell[2],) if x.cell else ())
     return x.neg()
+
+
+def cell_cmp(x: tuple, y: tuple, P: fmpz_poly) -> int:
+    """cmp(u, v) for u and v in cells of the cells witness, each (lo, hi, sign): the half-open
+    cell [lo, hi) in ν units, or its mirror image (−hi, −lo] when sign < 0 (the witness is of
+    ν = 2λ·2^(−2e): one positive factor on both sides, so the order is the ν order).  P is
+    charpoly(J·Z·Zᵀ); each cell holds one value (the cells witness checks it).
+
+    Sets that do not meet order u and v strictly.  Where they meet, u = v exactly when the
+    intersection holds a root of Q = gcd(P(x), P(−x)): such a root w is P's one value in the
+    cell of u, and ±w is P's value in the cell of v, so w = u = v; conversely u = v is such a
+    root.  Otherwise u ≠ v (exactly) but the cells do not say which is larger: undecided (the
+    kernel does not refine cells; the producer must give cells that separate what Definition 6
+    compares).  Two different values are never declared equal.
+
+    >>> P = fmpz_poly([-8, 1]) * fmpz_poly([-2, 1]) * fmpz_poly([8, 1]) ** 2   # ν = 8, 2, −8, −8
+    >>> cell_cmp((fmpq(8), fmpq(16), 1), (fmpq(-8), fmpq(0), -1), P)        # 8 and −(−8) meet at 8
+    0
+    >>> cell_cmp((fmpq(2), fmpq(4), 1), (fmpq(-8), fmpq(-4), -1), P), cell_cmp((fmpq(8), fmpq(16), 1), (fmpq(-4), fmpq(-2), -1), P)
+    (-1, 1)
+    """
+    (a, b, ca), (c, d, cb) = (_closure(x), _closure(y))
+    if b < c or (b == c and not (ca[1] and cb[0])):
+        return -1
+    if d < a or (d == a and not (cb[1] and ca[0])):
+        return 1
+    lo, lo_closed = (a, ca[0]) if a > c else ((c, cb[0]) if c > a else (a, ca[0] and cb[0]))
+    hi, hi_closed = (b, ca[1]) if b < d else ((d, cb[1]) if d < b else (b, ca[1] and cb[1]))
+    if roots_in(squarefree(P.gcd(mirror(P))), lo, hi, lo_closed, hi_closed) > 0:
+        return 0
+    raise Undecided("two different eigenvalues lie in cells that meet: the cells witness does not order them "
+                    "(Definition 6 needs cells that separate α_j from β_j)")
+
+
+def _closure(x: tuple) -> tuple:
+    lo, hi, s = x
+    return (lo, hi, (True, False)) if s > 0 else (-hi, -lo, (False, True))
 
 
 # -- the matrices every matrix and head input derives --------------------------------------

@@ -17,8 +17,8 @@ from flint import arb, arb_mat, fmpq, fmpq_mat, fmpz, fmpz_mat, fmpz_poly, nmod_
 
 from . import limits
 from . import sampling as SMP
-from .algebra import (Box, CBox, Quad, Real, Root, cmp, count_with_multiplicity, interval, krawczyk, power_sum_2,
-                      precision, sign, sign_at, to_arb)
+from .algebra import (Box, CBox, Quad, Real, Root, cmp, count_with_multiplicity, interval, krawczyk, mirror,
+                      power_sum_2, precision, roots_in, sign, sign_at, squarefree, to_arb)
 from .jsonio import NotEvaluable, Undecided, dec, poly, qstr, rat, ratmat, require
 
 #: witness kind -> checker(w, q) -> fact
@@ -181,17 +181,12 @@ def _vs(lam, x) -> int:
     """sign(λ − |x|) for the real λ > 0 and another eigenvalue x (exact, or through a box)."""
     if not isinstance(x, CBox):
         return cmp(lam, _abs(x))
-    lo2, hi2 = x.mod2()
-    for _ in range(400):
-        lo, hi = interval(lam)
-        if lo * lo > hi2:
-            return 1
-        if hi * hi < lo2:
-            return -1
-        if isinstance(lam, fmpq) or lo == hi:
-            break
-        lam.bisect()
-    raise Undecided("the modulus of a real eigenvalue and of a complex box are not separated")
+    (lo2, hi2), (lo, hi) = x.mod2(), interval(lam)
+    if lo * lo > hi2:
+        return 1
+    if hi * hi < lo2:
+        return -1
+    raise Undecided("the modulus of a real eigenvalue and of a complex box are not separated by the witness")
 
 
 @dataclass
@@ -319,12 +314,20 @@ def _spectrum(w: dict, q) -> Spectrum:
 
 
 def cells_of(w: dict, X: fmpz_mat) -> Cells:
-    """The eigenvalues of the integer matrix X as closed cells, and the zero multiplicity.
+    """The nonzero eigenvalues of the integer matrix X in cells, and the multiplicity of 0.
 
-    charpoly(X) = x^z·P with P(0) ≠ 0; every cell [k·2^(g−r), (k+1)·2^(g−r)] holds
-    at least c roots of P with multiplicity in [lo, hi) -- a sign change at the
-    endpoints suffices for c = 1, a Sturm count otherwise -- and the counts add up
-    to deg P, so each cell holds exactly c and no root lies outside the cells."""
+    One rule, everywhere: a cell (k, r, c) is the half-open interval [lo, hi) =
+    [k·2^(g−r), (k+1)·2^(g−r)) and holds c roots of P, counted with multiplicity, where
+    charpoly(X) = x^z·P, P(0) ≠ 0.  The kernel checks:
+
+    1. the cells are sorted and disjoint (each hi ≤ the next lo);
+    2. each cell holds at least c roots: for c = 1 a sign change P(lo)·P(hi) < 0 (a root in
+       (lo, hi) ⊂ [lo, hi)), otherwise the count with multiplicity on [lo, hi), and the c roots
+       are one value (one distinct root of P there);
+    3. Σ c = deg P.  Then each cell holds exactly c roots and none lies outside the cells
+       (a cell holding more would leave fewer than deg P for the others).
+
+    Two values in cells are compared by :func:`.derive.cell_cmp` (the same half-open rule)."""
     what = "cells witness"
     full = X.charpoly()
     cs = full.coeffs()
@@ -333,23 +336,23 @@ def cells_of(w: dict, X: fmpz_mat) -> Cells:
             f"the characteristic polynomial does not have x^{z} exactly")
     P = fmpz_poly(cs[z:])
     g = w["grid_exponent"]
-    boxes, ends = [], []
+    require(abs(g) <= limits.MAX_WITNESS_BITS and all(0 <= r <= limits.MAX_WITNESS_BITS for _, r, _ in w["cells"]),
+            "limits", f"grid exponents beyond ±{limits.MAX_WITNESS_BITS}")
+    ends: list[tuple] = []
     for k, r, c in w["cells"]:
-        require(c >= 1 and r >= 0, what, "a cell needs a positive count and a level r ≥ 0")
+        require(c >= 1, what, "a cell needs a positive count")
         h = fmpq(2) ** (g - r) if g - r >= 0 else fmpq(1, 2 ** (r - g))
         lo, hi = k * h, (k + 1) * h
         require(not ends or ends[-1][1] <= lo, what, "cells not sorted and disjoint")
         ends.append((lo, hi, c))
-    total = 0
+    R = squarefree(P)
+    boxes = []
     for i, (lo, hi, c) in enumerate(ends):
-        if c == 1 and sign_at(P, lo) * sign_at(P, hi) < 0:
-            n_in = 1  # at least one root inside; the total below makes it exactly one
-        else:
-            n_in = count_with_multiplicity(P, lo, hi)
-        require(n_in >= c, what, f"cell {i} holds fewer than {c} roots")
-        total += c
+        if not (c == 1 and sign_at(P, lo) * sign_at(P, hi) < 0):
+            require(count_with_multiplicity(P, lo, hi) >= c and roots_in(R, lo, hi) == 1, what,
+                    f"cell {i} does not hold {c} roots of one value")
         boxes.extend([Box(lo, hi)] * c)
-    require(total == P.degree(), what, f"the cells hold {total} roots, the polynomial has {P.degree()}")
+    require(len(boxes) == P.degree(), what, f"the cells hold {len(boxes)} roots, the polynomial has {P.degree()}")
     return Cells(boxes, z, full)
 
 

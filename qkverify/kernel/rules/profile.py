@@ -28,24 +28,45 @@ def _one(q: Ctx, name: str) -> bool:
     return q.coord_is(p[name], fmpq(1), others=tuple(p[k] for k in "abcd" if k != name))
 
 
-def _decomp(q: Ctx, face: str, commute: bool) -> bool:
-    """S = H ± P from the input (matrix_fiber) or the fiber witness; the properties are
-    checked by fiber_fact (Invalid when they fail).  With ``commute`` also ‖P‖² = c‖L‖²
-    (face d) or d‖L‖² (face c)."""
+def _decomp(q: Ctx, face: str) -> bool:
+    """profileD_eq_zero_iff_decomp (face d) / profileC_… (face c): S = H ± P from the input
+    (matrix_fiber) or the fiber witness; the properties are checked by fiber_props (Invalid
+    when they fail)."""
     if q.kind == "matrix_fiber":
         if q.arg("face") != face:
             raise NotEvaluable("the input's decomposition is for the other face")
-        normP = fiber_props(face, q.mat("S"), q.mat("H"), q.mat("P")).normP
-    else:
-        if not q.coord_is(q.profile()[face], fmpq(0)):
-            raise NotEvaluable(f"{face} ≠ 0 and no candidate decomposition is given")
-        normP = q.fact("fiber", face).normP
-    if q.kind == "matrix_fiber" and not commute:
+        fiber_props(face, q.mat("S"), q.mat("H"), q.mat("P"))
         return q.coord_is(q.profile()[face], fmpq(0))
-    if commute:
-        other = "c" if face == "d" else "d"
-        return q.coord_exact(other) * q.frob("L") == normP
+    if not q.coord_is(q.profile()[face], fmpq(0)):
+        raise NotEvaluable(f"{face} ≠ 0 and no candidate decomposition is given")
+    q.fact("fiber", face)
     return True
+
+
+def _decomp_commute(q: Ctx, face: str) -> bool:
+    """∃ H P: S = H + P (face d; H − P for face c), H, P symmetric and commuting with S and with
+    each other, spec H symmetric about 0, P ⪰ 0, and ‖P‖² = c·‖L‖² (face d; d·‖L‖² for c).
+
+    ``holds`` only from a fiber witness (or the input's H, P) that has all of this; a witness
+    that does not is Invalid.  ``fails`` only when the face coordinate is not 0, by this
+    argument: let H, P be such a pair (face d).  Commuting symmetric matrices diagonalise in
+    one orthonormal basis: S = Σ (h_i + p_i) e_i e_iᵀ with p_i ≥ 0 and {h_i} symmetric about 0
+    as a multiset.  A negative eigenvalue λ_i = h_i + p_i < 0 has h_i < −p_i ≤ 0, so |λ_i| ≤ −h_i;
+    pair the index i with an index k of h_k = −h_i (a bijection between the negative and the
+    positive h's): λ_k = h_k + p_k ≥ −h_i ≥ |λ_i| > 0.  This injects the negative eigenvalues
+    into positive ones no smaller in modulus, so the j-th largest |negative| eigenvalue is at
+    most the j-th largest positive one: β_j ≤ α_j for every j, and d = Σ(β_j − α_j)₊²/‖L‖² = 0.
+    (Face c: S = H − P, the same argument for −S swaps α and β.)  So d ≠ 0 leaves no pair."""
+    other = "c" if face == "d" else "d"
+
+    def works(f) -> bool:
+        return q.coord_exact(other) * q.frob("L") == f.normP
+
+    if q.kind == "matrix_fiber" and q.arg("face") == face:
+        if works(fiber_props(face, q.mat("S"), q.mat("H"), q.mat("P"))):
+            return True
+    return q.exists(("fiber", face), works, lambda: not q.coord_is(q.profile()[face], fmpq(0)),
+                    f"∃ H, P with S = H {'+' if face == 'd' else '−'} P and ‖P‖² = {other}·‖L‖²")
 
 
 def _psd(q: Ctx, sgn: int) -> bool:
@@ -78,10 +99,10 @@ thm(A + "profileD_eq_zero_iff_forall", T4, MAT, HL,
     lambda q: q.coord_is(q.profile()["d"], fmpq(0)) == all(o >= 0 for o in q.order()))
 thm(A + "profileC_eq_zero_iff_forall", T4, MAT, HL,
     lambda q: q.coord_is(q.profile()["c"], fmpq(0)) == all(o <= 0 for o in q.order()))
-thm(A + "profileD_eq_zero_iff_decomp", T4, MAT, HL, lambda q: _decomp(q, "d", False))
-thm(A + "profileC_eq_zero_iff_decomp", T4, MAT, HL, lambda q: _decomp(q, "c", False))
-thm(A + "profileD_eq_zero_decomp_commute", T4, MAT, HL + (("h", "profileD_eq_zero"),), lambda q: _decomp(q, "d", True))
-thm(A + "profileC_eq_zero_decomp_commute", T4, MAT, HL + (("h", "profileC_eq_zero"),), lambda q: _decomp(q, "c", True))
+thm(A + "profileD_eq_zero_iff_decomp", T4, MAT, HL, lambda q: _decomp(q, "d"))
+thm(A + "profileC_eq_zero_iff_decomp", T4, MAT, HL, lambda q: _decomp(q, "c"))
+thm(A + "profileD_eq_zero_decomp_commute", T4, MAT, HL + (("h", "profileD_eq_zero"),), lambda q: _decomp_commute(q, "d"))
+thm(A + "profileC_eq_zero_decomp_commute", T4, MAT, HL + (("h", "profileC_eq_zero"),), lambda q: _decomp_commute(q, "c"))
 thm(A + "profileD_eq_one_iff", T4, MAT, HL, lambda q: _one(q, "d") == (_symmetric(q) and _psd(q, -1)))
 thm(A + "profileC_eq_one_iff", T4, MAT, HL, lambda q: _one(q, "c") == (_symmetric(q) and _psd(q, 1)))
 
