@@ -204,6 +204,7 @@ def _check(cert: dict, base_dir: Path | None, weights_dirs: list[str]) -> tuple[
         levels.append(lv)
     for key in sorted(set(q.witnesses) - q.used, key=str):  # checked in the first pass, but unused
         require(key[0] in STANDALONE, "witnesses", f"witness {key} is not used by any declaration")
+    q.all_checked()  # a witness the first pass could not decide leaves the certificate undecided
     verdict = verdict_of(concls)
     require(cert["verdict"] == verdict, "verdict", f"the declarations give {verdict}, the certificate says {cert['verdict']}")
     level = max(levels, key=LEVELS.index) if levels else "exact"

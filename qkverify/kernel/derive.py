@@ -115,6 +115,14 @@ class Ctx:
         for key in self.witnesses:
             self._establish(key)
 
+    def all_checked(self) -> None:
+        """Undecided when some witness's checker answered undecided (past a cap) and no record
+        stated undecided on it: a certificate is valid only when every witness was checked."""
+        for key in self.witnesses:
+            v = self._memo.get(("fact",) + key, (None,))[0]
+            if isinstance(v, _Pending) and key not in self.used:
+                raise Undecided(f"{key[0]} witness of {key[1]}: {v.err}")
+
     def has(self, kind: str, of: str | None) -> bool:
         """Whether the certificate carries a ``kind`` witness of ``of`` (an optional witness)."""
         return (kind, of) in self.witnesses
@@ -302,9 +310,8 @@ class Ctx:
 
         def one(x, y):
             if isinstance(x, Box) and isinstance(y, Box) and x.cell and y.cell:
-                r = cell_cmp(x.cell, y.cell, self.fact("cells", "JZZt").charpoly)
-                self.certified |= r != 0  # a strict order from the cells; equality is exact
-                return r
+                self.certified = True  # the values are known by their cells (as the producer states it)
+                return cell_cmp(x.cell, y.cell, self.fact("cells", "JZZt").charpoly)
             return self.cmp(x, y)
 
         return self.memo(("order", of), lambda: [one(x, y) for x, y in zip(a, b)])

@@ -76,8 +76,11 @@ def enumerate_energy(args: dict) -> tuple[int, fmpq, fmpq]:
     """(patterns, E[‖S‖²/‖L‖²], E[‖T‖²/‖L‖²]) summed over every value pattern of finite laws."""
     laws, N = [l for b in blocks(args).values() for l in b], args["N"]
     require(all(l[0] == "atoms" for l in laws), "enumeration witness", "a Gaussian entry has no finite support")
-    count, eS, eT = math.prod(len(l[1]) for l in laws), fmpq(0), fmpq(0)
-    limits.over("value patterns", count, limits.ENUM_LIMIT, "ENUM_LIMIT")
+    count, eS, eT = 1, fmpq(0), fmpq(0)
+    for l in laws:  # without building a huge product first
+        count *= len(l[1])
+        limits.over("value patterns", count, limits.ENUM_LIMIT, "ENUM_LIMIT")
+    limits.over("units of enumeration work", count * (N * N * max(args["n"], 1)), limits.WORK_LIMIT, "WORK_LIMIT")
     for pat in itertools.product(*(l[1] for l in laws)):
         F, tr = _FT(N, _to_L(args, [v for v, _ in pat]))
         if F:
@@ -154,7 +157,8 @@ def monte_carlo(args: dict) -> dict:
 
     m, delta, N = mc["samples"], rat(mc["delta"]), args["N"]
     bl = list(blocks(args).values())
-    limits.over("Monte Carlo draws", m * sum(map(len, bl)), limits.WORK_LIMIT, "WORK_LIMIT")
+    per = sum(map(len, bl)) + (N * N * args["n"] if args["model"] == "qk" else 0)  # draws + the products of L = W_KᵀW_Q
+    limits.over("units of Monte Carlo work", m * per, limits.WORK_LIMIT, "WORK_LIMIT")
     rng, stream, sums = random.Random(mc["seed"]), [], [0, 0, 0]
     with precision(PRECS[0]):
         draws = []
@@ -197,6 +201,7 @@ def lobes_points(args: dict, what: str, bits: int = 128):
     """δ_n (or ‖π(S_n) − limitProfile ρ‖) at each size, and the least-squares log-log slope."""
     f, p = args["family"], args["params"]
     per, u, v, sizes = int(p["shape"]) if f == "gamma" else 1, args["u"], args["v"], args["sizes"]
+    limits.over("uniforms of the sample path", 2 * sizes[-1] * max(per, 1), limits.MAX_LOBES, "MAX_LOBES")
     rng = random.Random(args["seed"])
     draws = [[[2 * rng.getrandbits(U_BITS - 1) + 1 for _ in range(per)] for _ in range(2)] for _ in range(sizes[-1])]
     key = (lambda ks: ks[0]) if f == "uniform" else (lambda ks: -math.prod(ks))   # the exact order of the samples

@@ -54,7 +54,7 @@ def matrix(x: list, what: str, rows: int | None = None, cols: int | None = None)
             f"{what} must be a non-empty list of non-empty rows")
     require(len({len(r) for r in x}) == 1, "input", f"{what} has rows of different lengths")
     R, C = len(x), len(x[0])
-    require(R * C <= limits.MAX_INLINE_ENTRIES, "input", f"{what} has more than {limits.MAX_INLINE_ENTRIES} entries")
+    limits.over(f"rows or columns of {what}", max(R, C), limits.MAX_DIM, "MAX_DIM")
     require(rows is None or R == rows, "input", f"{what} has {R} rows, its type needs {rows}")
     require(cols is None or C == cols, "input", f"{what} has {C} columns, its type needs {cols}")
     return fmpq_mat([[rat(v) for v in r] for r in x])
@@ -71,6 +71,7 @@ def vector(x: list, what: str, n: int | None = None) -> list[fmpq]:
     """A vector of rationals of length n (``Fin n → ℝ``)."""
     require(isinstance(x, list) and (n is None or len(x) == n), "input",
             f"{what} has length {len(x) if isinstance(x, list) else '?'}, its type needs {n}")
+    limits.over(f"entries of {what}", len(x), limits.MAX_INLINE_ENTRIES, "MAX_INLINE_ENTRIES")
     return [rat(v) for v in x]
 
 
@@ -142,6 +143,7 @@ def _weights(i: dict) -> Args:
             if k in t:
                 require(t[k][1] - t[k][0] == n, "input", f"{t['role']}: {k} {t[k]} do not hold n = {n} rows")
     limits.over("entries of W_K and W_Q", 2 * n * N, limits.MAX_HEAD_ENTRIES, "MAX_HEAD_ENTRIES")
+    limits.over("head dimensions n", n, limits.MAX_HEAD_N, "MAX_HEAD_N")
     return Args(n=n, N=N)
 
 

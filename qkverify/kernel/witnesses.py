@@ -227,6 +227,7 @@ def rank_of(w: dict, X: fmpq_mat) -> Rank:
     what = f"rank witness of {w['of']}"
     D = fmpz(w["scale"])
     require(D > 0, what, "scale must be positive")
+    limits.over("bits of a scale", D.bit_length(), limits.MAX_WITNESS_BITS, "MAX_WITNESS_BITS")
     Y = integer_scaled(X, D, what)
     R, C = Y.nrows(), Y.ncols()
     r, rows, cols = w["rank"], w["rows"], w["cols"]
@@ -273,6 +274,10 @@ def spectrum_of(w: dict, X: fmpq_mat) -> Spectrum:
     what = f"spectrum witness of {w['of']}"
     D = fmpz(w["scale"])
     require(D > 0, what, "scale must be positive")
+    limits.over("bits of a scale", D.bit_length(), limits.MAX_WITNESS_BITS, "MAX_WITNESS_BITS")
+    limits.over("rows of a matrix to take the characteristic polynomial of", X.nrows(), limits.MAX_CHARPOLY_DIM,
+                "MAX_CHARPOLY_DIM")
+    require(sum(len(f["poly"]) - 1 for f in w["factors"]) <= X.nrows(), what, "the factors' degrees exceed the size")
     P = integer_scaled(X, D, what).charpoly()
     prod, lead = fmpz_poly([1]), fmpz(1)
     values: list[Real] = []
@@ -336,11 +341,11 @@ def cells_of(w: dict, X: fmpz_mat) -> Cells:
             f"the characteristic polynomial does not have x^{z} exactly")
     P = fmpz_poly(cs[z:])
     g = w["grid_exponent"]
-    require(abs(g) <= limits.MAX_WITNESS_BITS and all(0 <= r <= limits.MAX_WITNESS_BITS for _, r, _ in w["cells"]),
-            "limits", f"grid exponents beyond ±{limits.MAX_WITNESS_BITS}")
+    limits.over("bits of a cell grid exponent", max([abs(g)] + [abs(r) for _, r, _ in w["cells"]]),
+                limits.MAX_WITNESS_BITS, "MAX_WITNESS_BITS")
     ends: list[tuple] = []
     for k, r, c in w["cells"]:
-        require(c >= 1, what, "a cell needs a positive count")
+        require(c >= 1 and r >= 0, what, "a cell needs a positive count and a level r ≥ 0")
         h = fmpq(2) ** (g - r) if g - r >= 0 else fmpq(1, 2 ** (r - g))
         lo, hi = k * h, (k + 1) * h
         require(not ends or ends[-1][1] <= lo, what, "cells not sorted and disjoint")
@@ -378,6 +383,8 @@ def fiber_props(face: str, S: fmpq_mat, H: fmpq_mat, P: fmpq_mat) -> Fiber:
     coefficients of charpoly(−x) -- Descartes: no negative root)."""
     what = f"fiber decomposition (face {face})"
     require(H.nrows() == H.ncols() == P.nrows() == P.ncols() == S.nrows(), what, "H and P must be N × N")
+    limits.over("rows of a matrix to take the characteristic polynomial of", S.nrows(), limits.MAX_CHARPOLY_DIM,
+                "MAX_CHARPOLY_DIM")
     sgn = 1 if face == "d" else -1
     require(H + P * sgn == S, what, f"S ≠ H {'+' if sgn > 0 else '−'} P")
     require(H.transpose() == H and P.transpose() == P, what, "H or P is not symmetric")
@@ -549,6 +556,8 @@ def _croots(w: dict, q) -> CRoots:
     image hold a root, and their number is deg g_m: so each holds exactly one."""
     X = q.mat(w["of"])
     what = f"croots witness of {w['of']}"
+    limits.over("rows of a matrix to take the characteristic polynomial of", X.nrows(), limits.MAX_CHARPOLY_DIM,
+                "MAX_CHARPOLY_DIM")
     prec = w["prec"]
     require(64 <= prec <= limits.MAX_PREC, what, f"prec must lie in [64, {limits.MAX_PREC}]")
     Y, D = X.numer_denom()

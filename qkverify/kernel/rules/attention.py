@@ -13,10 +13,11 @@
 from __future__ import annotations
 
 import ast
-from math import isqrt
+from math import comb, isqrt
 
 from flint import arb, arb_mat, ctx, fmpq, fmpq_mat, fmpq_mpoly_ctx, fmpz_mat
 
+from .. import limits
 from .. import weights as W
 from ..derive import PREC, Ctx
 from ..jsonio import Invalid, Undecided, rat, ratmat, require
@@ -24,6 +25,16 @@ from ..table import MT, NotEvaluable, dfn, predicate, thm
 
 AF, BI, TR, Q3 = ("attention_function",), ("biaffine",), ("transformer",), "qkv_homogenizes_to_bilinear"
 NORM_PREC = 64  # bits of the trace-power bound of ‖W_1‖, ‖W_2‖ (hM)
+
+
+def _deg(p) -> int:
+    return max(p.total_degree(), 0)
+
+
+def _room(degree: int, terms: int) -> None:
+    """Undecided before an expression is multiplied out past the caps (degree, and a bound on terms)."""
+    limits.over("degrees of an expression", degree, limits.MAX_EXPR_DEGREE, "MAX_EXPR_DEGREE")
+    limits.over("terms of an expression", terms, limits.MAX_EXPR_TERMS, "MAX_EXPR_TERMS")
 
 
 def rational_function(text: str, C: fmpq_mpoly_ctx):
@@ -35,9 +46,13 @@ def rational_function(text: str, C: fmpq_mpoly_ctx):
             (p, q), op = ev(n.left), n.op
             if isinstance(op, ast.Pow):
                 e = n.right.value if isinstance(n.right, ast.Constant) else None
-                require(type(e) is int and abs(e) <= 64 and (e >= 0 or not p.is_zero()), "input", "bad exponent")
+                require(type(e) is int and abs(e) <= limits.MAX_EXPONENT and (e >= 0 or not p.is_zero()), "input",
+                        "bad exponent")
+                t = max(len(p), len(q), 1)
+                _room(abs(e) * max(_deg(p), _deg(q)), comb(t + abs(e) - 1, abs(e)))   # monomials of a power
                 return (p ** e, q ** e) if e >= 0 else (q ** -e, p ** -e)
             r, s = ev(n.right)
+            _room(max(_deg(p), _deg(q)) + max(_deg(r), _deg(s)), max(len(p), len(q)) * max(len(r), len(s)))
             if isinstance(op, (ast.Add, ast.Sub)):
                 return (p * s + r * q if isinstance(op, ast.Add) else p * s - r * q), q * s
             if isinstance(op, ast.Mult):

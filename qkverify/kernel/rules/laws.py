@@ -29,7 +29,7 @@ def _block(q: Ctx, name: str) -> list:
     g = _grids(q)
     if name not in g:
         raise Invalid("input", f"an input of model {q.inp['model']} has no entry laws of {name}")
-    return [l for r in g[name] for l in r]
+    return q.memo(("block", name), lambda: [l for r in g[name] for l in r])
 
 
 def _m1(l: tuple) -> fmpq:
@@ -58,9 +58,10 @@ predicate("n_pos", lambda q: _n(q) > 0)
 predicate("n_le_N", lambda q: q.inp["n"] <= q.inp["N"])
 for _x, _b in (("", "L"), ("WK_", "W_K"), ("WQ_", "W_Q")):
     predicate(_x + "mean_zero", lambda q, b=_b: all(_m1(l) == 0 for l in _block(q, b)))
+    # σ² once per block, not once per entry (a quadratic predicate on N = n = 512 laws, issue 18)
     predicate(_x + ("second_moment_eq" if _x else "second_moment_eq_sigma_sq"),
-              lambda q, b=_b: all(l[3] == _s2(q, b) for l in _block(q, b)))
-    predicate(_x + "entries_gaussian", lambda q, b=_b: all(_gauss0(l, _s2(q, b)) for l in _block(q, b)))
+              lambda q, b=_b: (lambda s2: all(l[3] == s2 for l in _block(q, b)))(_s2(q, b)))
+    predicate(_x + "entries_gaussian", lambda q, b=_b: (lambda s2: all(_gauss0(l, s2) for l in _block(q, b)))(_s2(q, b)))
 for _p, _b in (("sigma", "L"), ("v", "L"), ("sigmaK", "W_K"), ("sigmaQ", "W_Q"), ("vK", "W_K"), ("vQ", "W_Q")):
     predicate(_p + "_ne_zero", lambda q, b=_b: _s2(q, b) != 0)
 

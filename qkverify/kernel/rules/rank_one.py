@@ -23,6 +23,21 @@ def profile_num(L: list) -> tuple[Surd, list[Surd]]:
     tr = sum((L[i][i] for i in n), Surd(0))
     fL, fS, fT = (sum((f(L[i][j], L[j][i]) for i in n for j in n), Surd(0)) for f in
                   (lambda x, y: x * x, lambda x, y: (x + y) * (x + y) * h * h, lambda x, y: (x + y * -1) * (x + y * -1) * h * h))
+    return _from_norms(tr, fL, fS, fT)
+
+
+def profile_num_xy(x: list, y: list) -> tuple[Surd, list[Surd]]:
+    """profile_num of L = x yᵀ without multiplying it out (O(N)): tr L = x·y, ‖L‖² = |x|²|y|²,
+    tr L² = (x·y)², ‖S‖² = (‖L‖² + tr L²)/2, ‖T‖² = (‖L‖² − tr L²)/2."""
+    dot = lambda u, v: sum((a * b for a, b in zip(u, v)), Surd(0))  # noqa: E731
+    tr, fL = dot(x, y), dot(x, x) * dot(y, y)
+    t2, h = tr * tr, fmpq(1, 2)
+    return _from_norms(tr, fL, (fL + t2) * h, (fL + t2 * -1) * h)
+
+
+def _from_norms(tr, fL, fS, fT) -> tuple[Surd, list[Surd]]:
+    """S has at most two nonzero eigenvalues, with sum tr S = tr L and product e₂ = ((tr S)² − ‖S‖²)/2."""
+    h = fmpq(1, 2)
     e2, sg, z = (tr * tr + fS * -1) * h, tr.sign(), Surd(0)
     if e2.sign() > 0:
         return fL, [fT, z, fS if sg > 0 else z, fS if sg < 0 else z]
@@ -74,7 +89,7 @@ def _smul(q: Ctx) -> bool:
     if q.kind == "rank_one":
         u, v, s = q.arg("u"), q.arg("v"), q.arg("s")
         t = _dot(u, v)
-        return _equal(*profile_num([[Surd(s * a * b) for b in v] for a in u]), _formula(t * t, (t > 0) - (t < 0)))
+        return _equal(*profile_num_xy([Surd(s * a) for a in u], [Surd(b) for b in v]), _formula(t * t, (t > 0) - (t < 0)))
     f = _matrix_factor(q)
     if f is None:
         raise NotEvaluable("rank L ≠ 1")
@@ -110,7 +125,7 @@ def _locus(q: Ctx) -> bool:
             return False
         raise NotEvaluable("no matrix realising the point is given")
     f = q.fact("factor", "theta")  # N entries each (checked)
-    require(_equal(*profile_num([[a * b for b in f.y] for a in f.x]), p), "factor witness", "x yᵀ does not have profile p")
+    require(_equal(*profile_num_xy(f.x, f.y), p), "factor witness", "x yᵀ does not have profile p")
     return True
 
 
