@@ -20,6 +20,7 @@ from .derive import PREC, Coord, Ctx
 from .jsonio import Invalid, NotEvaluable, Undecided, Unreadable, check_schema, dec, poly, rat, ratmat, read, require
 from . import rules  # noqa: F401  (registers the table's entries)
 from .table import PREDICATES, TABLE
+from .wellformed import basis
 
 FORMAT = "qkverify-certificate/3"
 #: the ``check`` of an outcome the kernel could not finish because of its own defect (reported
@@ -197,6 +198,7 @@ def _check(cert: dict, base_dir: Path | None, weights_dirs: list[str]) -> tuple[
     check_schema(cert)
     q = Ctx(cert, base_dir, weights_dirs)  # the well-formedness pass: the input's Lean types
     q.establish_all()  # the first pass: every witness through its checker
+    basis(q)  # types that need a witness: a head's basis B is invertible
     concls, levels, names = [], [], []
     for i, d in enumerate(cert["declarations"]):
         c, lv = _decide(q, i, d, cert["statement"], names)

@@ -75,12 +75,6 @@ def vector(x: list, what: str, n: int | None = None) -> list[fmpq]:
     return [rat(v) for v in x]
 
 
-def invertible(X: fmpq_mat, what: str) -> fmpq_mat:
-    """X, after checking it is invertible (a basis, a unit)."""
-    require(X.nrows() == X.ncols() and X.det() != 0, "input", f"{what} is singular, not a basis")
-    return X
-
-
 # -- one rule per input kind ----------------------------------------------------------
 
 
@@ -119,9 +113,15 @@ def _head(i: dict) -> Args:
     WQ = matrix(i["W_Q"], "W_Q")
     n, N = WQ.nrows(), WQ.ncols()
     a = Args(W_Q=WQ, W_K=matrix(i["W_K"], "W_K", n, N), n=n, N=N)
-    if "B" in i:
-        a["B"] = invertible(square(i["B"], "B", N), "B")
+    if "B" in i:  # invertible: the loop reads the inverse witness of B (basis) before any declaration
+        a["B"] = square(i["B"], "B", N)
     return a
+
+
+def basis(q: Any) -> None:
+    """b : Basis (Fin N) ℝ C -- a head input's B is invertible: its inverse witness (multiplied back)."""
+    if q.kind == "head" and "B" in q.args:
+        q.fact("inverse", "B")
 
 
 def _slice(t: dict, n: int, what: str) -> None:

@@ -108,9 +108,10 @@ class Orthogonal:
 
 @dataclass
 class Inverse:
-    """Y = X⁻¹ (Y·X = 1)."""
+    """Lean's X⁻¹: Y with Y·X = 1, or 0 when X is singular (a nonzero v with X·v = 0 shown)."""
 
     Y: fmpq_mat
+    singular: bool = False
 
 
 @dataclass
@@ -444,10 +445,18 @@ def _orthogonal(w: dict, q) -> Orthogonal:
 
 @checker("inverse")
 def _inverse(w: dict, q) -> Inverse:
-    """Y = X⁻¹: the stated rows multiplied by X give the identity."""
-    X, Y = q.mat(w["of"]), ratmat(w["rows"])
+    """Lean's X⁻¹ (kernel/lean.py mat_inv): the stated rows Y with Y·X = 1, or a stated nonzero
+    v with X·v = 0 (X singular, X⁻¹ = 0)."""
+    X, what = q.mat(w["of"]), f"inverse witness of {w['of']}"
+    require(X.nrows() == X.ncols(), what, "only a square matrix has an inverse")
     n = X.nrows()
-    require(Y.nrows() == n and Y.ncols() == n and Y * X == eye(n), f"inverse witness of {w['of']}",
+    if "null" in w:
+        v = fmpq_mat([[fmpq(fmpz(c))] for c in w["null"]])
+        require(v.nrows() == n and any(v.entries()) and not any((X * v).entries()), what,
+                "the stated vector is zero or not in the kernel")
+        return Inverse(fmpq_mat(n, n), True)
+    Y = ratmat(w["rows"])
+    require(Y.nrows() == n and Y.ncols() == n and Y * X == eye(n), what,
             "the stated matrix times the matrix is not the identity")
     return Inverse(Y)
 

@@ -47,8 +47,11 @@ def test_a_singular_basis_for_theorem_3(tmp_path):
     gram = fmpq_mat(2, 2)  # Bᵀ S B with S = [[0, 1/2], [1/2, 0]]: 0, signature (0, 0, 2) ≠ (1, 1, 0)
     doc = F.certificate("heads_have_balanced_attention", inp, [rank_witness(M, "M"), spectrum_witness(gram, "gram")],
                         [F.record(F.MT + "heads_have_balanced_attention", "fails", "exact", {"hnd": True})])
-    out = _invalid_input(doc)
-    assert "singular" in out.reason
+    out = F.verify(doc)  # a basis carries its inverse; this one has none (and none exists)
+    assert out.status == "invalid" and "inverse witness of B" in out.reason, out
+    fake = F.edit(doc, ("witnesses",), doc["witnesses"] + [{"kind": "inverse", "of": "B", "rows": [["1", "0"], ["0", "1"]]}])
+    out = F.verify(fake)
+    assert out.status == "invalid" and "inverse witness of B" in out.check, out
 
 
 def test_a_first_column_compared_on_its_first_coordinate_only():

@@ -7,7 +7,7 @@ from __future__ import annotations
 from flint import arb, fmpq, fmpq_mat, fmpz, fmpz_poly
 
 from ..algebra import Root, precision, to_arb
-from ..derive import Coord, Ctx, lean_div
+from ..derive import Coord, Ctx, derived, lean_div
 from ..jsonio import Undecided
 from ..table import MT, dfn, predicate, thm
 from .profile import signs
@@ -118,11 +118,13 @@ def _dim_V(q: Ctx) -> int:
 
 
 def _posdef_on(q: Ctx) -> bool:
-    """The rows of V are a basis (rank witness), x = Vᵀc: S ≻ 0 on V iff G = V S Vᵀ ≻ 0 (Sylvester)."""
-    V = q.mat("V")
-    G = V * q.mat("S") * V.transpose()
-    n = G.nrows()
-    return _dim_V(q) == n and all(fmpq_mat([[G[i, j] for j in range(k)] for i in range(k)]).det() > 0 for k in range(1, n + 1))
+    """posDefOn (symPart L) V, V spanned by the rows of V: with the rows a basis (rank witness),
+    x = Vᵀc, S ≻ 0 on V iff G = V S Vᵀ ≻ 0 -- the definite fact of G (LDLᵀ multiplied back, or an
+    x with xᵀGx ≤ 0); the kernel takes no determinant."""
+    return _dim_V(q) == q.mat("V").nrows() and q.fact("definite", "VSVt").positive
+
+
+derived("VSVt")(lambda q: q.mat("V") * q.mat("S") * q.mat("V").transpose())
 
 
 HRANK = (("hrank", "rank_le_n"),)

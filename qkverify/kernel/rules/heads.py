@@ -40,7 +40,8 @@ def _radical_eq_ker(q: Ctx) -> bool:
 
 def _ker_gram(q: Ctx) -> bool:
     """ker G_b = b-coordinates of ker J: B⁻¹y ∈ ker G_b for a basis y of ker J, equal dimensions."""
-    Binv, G, M = q.mat("B").inv(), q.mat("gram"), q.mat("M")
+    Binv = q.fact("inverse", "B").Y if "B" in q.args else q.mat("B")  # the standard basis is its own inverse
+    G, M = q.mat("gram"), q.mat("M")
     ys = _kernel_vectors(q, "S")
     return (q.rank("gram") == q.head_rank() and all(is_zero(M * y) for y in ys)
             and all(is_zero(G * (Binv * y)) for y in ys))

@@ -16,7 +16,7 @@ from flint import arb, ctx, fmpq, fmpq_mat
 
 from .. import gguf
 from .. import weights as W
-from ..derive import PREC, Ctx
+from ..derive import PREC, Ctx, derived
 from ..jsonio import Undecided, rat, ratmat, require
 from ..table import MT, dfn, predicate, thm
 
@@ -34,8 +34,13 @@ def _k(q: Ctx) -> int:
     return q.inp["k"] if q.kind == "rope_weights" else len(q.inp["B"])
 
 
+def _L0inv(q: Ctx) -> fmpq_mat:
+    """L_0⁻¹ from the inverse witness of B_0 (Lean: 0 when B_0 is degenerate); never computed."""
+    return q.fact("inverse", "B0").Y
+
+
 def _T(q: Ctx) -> list[fmpq_mat]:
-    return q.memo("T", lambda: [_G(q)[0].inv() * G for G in _G(q)])
+    return q.memo("T", lambda: [_L0inv(q) * G for G in _G(q)])
 
 
 def _pow(S: fmpq_mat, d: int) -> fmpq_mat:
@@ -122,8 +127,8 @@ def _same_rotation(q: Ctx) -> bool:
 
 def _nondegenerate(q: Ctx) -> bool:
     if q.kind == "forms":
-        return _G(q)[0].det() != 0
-    return _rows(q, "W_K").det() != 0 and _rows(q, "W_Q").det() != 0
+        return not q.fact("inverse", "B0").singular
+    return not q.fact("inverse", "WK_H").singular and not q.fact("inverse", "WQ_H").singular
 
 
 def _hS(q: Ctx) -> bool:
@@ -134,11 +139,14 @@ def _hS(q: Ctx) -> bool:
     return _nondegenerate(q) and all(T == _pow(ratmat(q.inp["S"]), d) for d, T in enumerate(_T(q)))
 
 
+derived("B0")(lambda q: _G(q)[0])
+derived("WK_H")(lambda q: _rows(q, "W_K"))
+derived("WQ_H")(lambda q: _rows(q, "W_Q"))
 predicate("B0_nondegenerate", _nondegenerate)
 predicate("k_ge_two", lambda q: _k(q) >= 2)
 predicate("ropeT_eq_pow", _hS)
 dfn(MT + "ropeL", D3, FORMS, lambda q: list(_G(q)))
-dfn(MT + "ropeL0Equiv", D3, FORMS, lambda q: [_G(q)[0], _G(q)[0].inv()], H0)
+dfn(MT + "ropeL0Equiv", D3, FORMS, lambda q: [_G(q)[0], _L0inv(q)], H0)
 dfn(MT + "ropeT", D3, FORMS, _T, H0)
 dfn(MT + "IsRoPELike", D3, FORMS + RW, _rope_like, H0)
 thm(MT + P1, P1, FORMS + RW, H0, lambda q: _rope_like(q) == _pow_side(q))
