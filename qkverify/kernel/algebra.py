@@ -75,6 +75,14 @@ class Box:
 Real = fmpq | Root | Box
 
 
+class Coord:
+    """A profile coordinate: its certified ball, its exact value when every term is
+    rational, and whether it is zero (decided exactly from the signs of its terms)."""
+
+    def __init__(self, ball: arb, exact: fmpq | None, zero: bool):
+        self.ball, self.exact, self.zero = ball, exact, zero
+
+
 def interval(x: Real) -> tuple[fmpq, fmpq]:
     """Rational bounds of x (a point for a rational)."""
     return (x, x) if isinstance(x, fmpq) else (x.lo, x.hi)

@@ -16,7 +16,8 @@ from flint import arb, fmpq, fmpq_mat
 
 from . import limits
 from .algebra import Box, arb_inside, cmp, is_root, isolates, precision
-from .derive import PREC, Coord, Ctx
+from .algebra import Coord
+from .derive import PREC, Ctx
 from .jsonio import Invalid, NotEvaluable, Undecided, Unreadable, check_schema, dec, poly, rat, ratmat, read, require
 from . import rules  # noqa: F401  (registers the table's entries)
 from .table import PREDICATES, TABLE

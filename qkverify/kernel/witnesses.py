@@ -10,15 +10,14 @@ witness.  Rules read facts only (``q.fact``); they never see a witness's text.""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from flint import arb, arb_mat, fmpq, fmpq_mat, fmpz, fmpz_mat, fmpz_poly, nmod_mat
 
 from . import limits
-from . import sampling as SMP
-from .algebra import (Box, CBox, Quad, Real, Root, cmp, count_with_multiplicity, interval, krawczyk, mirror,
-                      power_sum_2, precision, roots_in, sign, sign_at, squarefree, to_arb)
+from .algebra import Box, CBox, Quad, Real, Root, cmp, count_with_multiplicity, interval, krawczyk, power_sum_2, precision, roots_in, sign, sign_at, squarefree, to_arb
+
 from .jsonio import NotEvaluable, Undecided, dec, poly, qstr, rat, ratmat, require
 
 #: witness kind -> checker(w, q) -> fact
@@ -55,69 +54,50 @@ def eye(n: int) -> fmpq_mat:
 
 
 @dataclass
-class Spectrum:
-    """Spectrum(X): every eigenvalue of the symmetric X with multiplicity (rational or Root),
-    and Σλ² (Newton's identities on the factors)."""
-
+class Spectrum:  # Spectrum(X): every eigenvalue of the symmetric X with multiplicity (rational or Root), and Σλ² …
     values: list
     power_sum_2: fmpq
 
 
 @dataclass(frozen=True)
-class Rank:
-    """Rank(X) = rank; ``kernel``: integer vectors y with yᵀX = 0 spanning the left kernel."""
-
+class Rank:  # Rank(X) = rank; ``kernel``: integer vectors y with yᵀX = 0 spanning the left kernel.
     rank: int
     kernel: tuple
 
 
 @dataclass
-class Cells:
-    """The nonzero eigenvalues of an integer X as cells [lo, hi) holding ``count`` roots each
-    (``boxes``, one per root), the multiplicity of 0, and charpoly(X)."""
-
+class Cells:  # The nonzero eigenvalues of an integer X as cells [lo, hi) holding ``count`` roots each …
     boxes: list
     zero: int
     charpoly: fmpz_poly
 
 
 @dataclass
-class Fiber:
-    """S = H ± P with H, P symmetric, commuting with S and each other, spec H symmetric about
-    0, P ⪰ 0; ``normP`` = ‖P‖²."""
-
+class Fiber:  # S = H ± P with H, P symmetric, commuting with S and each other, spec H symmetric about 0, P ⪰ 0; …
     H: fmpq_mat
     P: fmpq_mat
     normP: fmpq
 
 
 @dataclass
-class Factor:
-    """x, y ≠ 0 with entries in ℚ(√m) (for ``of`` L: rational, and L = x yᵀ)."""
-
+class Factor:  # x, y ≠ 0 with entries in ℚ(√m) (for ``of`` L: rational, and L = x yᵀ).
     x: list
     y: list
 
 
 @dataclass
-class Orthogonal:
-    """U with UᵀU = 1, N × N."""
-
+class Orthogonal:  # U with UᵀU = 1, N × N.
     U: fmpq_mat
 
 
 @dataclass
-class Inverse:
-    """Lean's X⁻¹: Y with Y·X = 1, or 0 when X is singular (a nonzero v with X·v = 0 shown)."""
-
+class Inverse:  # Lean's X⁻¹: Y with Y·X = 1, or 0 when X is singular (a nonzero v with X·v = 0 shown).
     Y: fmpq_mat
     singular: bool = False
 
 
 @dataclass
-class Series:
-    """A ball holding Σ_i Σ_k x_i^(2k+1) (odd) or x_i^(2k+2) (even): K terms ± the tail bound."""
-
+class Series:  # A ball holding Σ_i Σ_k x_i^(2k+1) (odd) or x_i^(2k+2) (even): K terms ± the tail bound.
     ball: arb
 
 
@@ -127,9 +107,7 @@ class ThetaPoint:
 
 
 @dataclass
-class Trend:
-    """The re-drawn sample's points and log-log slope (balls), contained in the stated ones."""
-
+class Trend:  # The re-drawn sample's points and log-log slope (balls), contained in the stated ones.
     points: list
     slope: arb
 
@@ -146,17 +124,12 @@ class Enumeration:
 
 
 @dataclass
-class MonteCarlo:
-    """Hoeffding intervals of E[‖S‖²/‖L‖²] and E[‖T‖²/‖L‖²] of the re-drawn sample."""
-
+class MonteCarlo:  # Hoeffding intervals of E[‖S‖²/‖L‖²] and E[‖T‖²/‖L‖²] of the re-drawn sample.
     intervals: list
 
 
 @dataclass
-class CRoots:
-    """Every eigenvalue of a (non-symmetric) X once: (rational | Root | CBox, multiplicity,
-    square-free factor)."""
-
+class CRoots:  # Every eigenvalue of a (non-symmetric) X once: (rational | Root | CBox, multiplicity, square-free …
     roots: list
 
     def dominant(self, simple: bool):
@@ -191,9 +164,7 @@ def _vs(lam, x) -> int:
 
 
 @dataclass
-class EigVec:
-    """ψ ≠ 0 with Xψ = λψ for the simple dominant λ: exact entries, or balls (``exact`` False)."""
-
+class EigVec:  # ψ ≠ 0 with Xψ = λψ for the simple dominant λ: exact entries, or balls (``exact`` False).
     psi: list
     exact: bool
     prec: int = 0
@@ -205,9 +176,7 @@ class Definite:
 
 
 @dataclass
-class Eigenspace:
-    """Whether ker(X − λI) has dimension m (the algebraic multiplicity of the dominant λ)."""
-
+class Eigenspace:  # Whether ker(X − λI) has dimension m (the algebraic multiplicity of the dominant λ).
     full: bool
 
 
@@ -511,6 +480,8 @@ def _inside(ball: arb, enc: list) -> bool:
 
 @checker("trend")
 def _trend(w: dict, q) -> Trend:
+    from .rules import sampling as SMP  # the section's sampler
+
     pts, slope = SMP.lobes_points(q.args, w["of"])
     require(len(w["values"]) == len(pts) and all(_inside(b, e) for b, e in zip(pts, w["values"]))
             and _inside(slope, w["slope"]), "trend witness", "a stated value does not contain the recomputed one")
@@ -523,6 +494,8 @@ def _trend(w: dict, q) -> Trend:
 
 @checker("moments")
 def _moments(w: dict, q) -> Moments:
+    from .rules import sampling as SMP  # the section's sampler
+
     out = SMP.moments(q.args)
     bad = [k for k, v in out.items() if rat(w[k]) != v]
     require(not bad, "moments witness", f"{bad[0]} is {qstr(out[bad[0]])}" if bad else "")
@@ -531,6 +504,8 @@ def _moments(w: dict, q) -> Moments:
 
 @checker("enumeration")
 def _enumeration(w: dict, q) -> Enumeration:
+    from .rules import sampling as SMP  # the section's sampler
+
     count, eS, eT = SMP.enumerate_energy(q.args)
     require((w["patterns"], rat(w["E_ratio_S"]), rat(w["E_ratio_T"])) == (count, eS, eT), "enumeration witness",
             f"the enumeration gives {count} patterns, E_ratio_S = {qstr(eS)}, E_ratio_T = {qstr(eT)}")
@@ -540,6 +515,8 @@ def _enumeration(w: dict, q) -> Enumeration:
 @checker("monte_carlo")
 def _monte_carlo(w: dict, q) -> MonteCarlo:
     """The witness states exactly the re-drawn sample's sums, zero count, half-width and intervals."""
+    from .rules import sampling as SMP  # the section's sampler
+
     r = SMP.monte_carlo(q.args)
     s, iv = r["sums"], r["intervals"]
     want = {"sum_S": str(s[0]), "sum_T": str(s[1]), "zero_samples": s[2], "halfwidth": qstr(r["halfwidth"]),

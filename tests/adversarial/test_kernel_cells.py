@@ -82,7 +82,7 @@ def test_equal_values_in_touching_cells_are_equal_and_different_ones_never():
     where ±8 are roots: equal.  [0, 8) and (0, 8] meet on (0, 8) where no ±pair lies: never equal."""
     from flint import fmpq, fmpz_poly
 
-    from qkverify.kernel.derive import cell_cmp
+    from qkverify.kernel.rules.definition6 import cell_cmp
     from qkverify.kernel.jsonio import Undecided
 
     Pn = fmpz_poly([-8, 1]) * fmpz_poly([-2, 1]) * fmpz_poly([8, 1]) ** 2

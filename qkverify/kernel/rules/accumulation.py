@@ -12,9 +12,12 @@ from flint import fmpq, fmpq_poly
 
 from ..algebra import sturm_count
 from ..derive import Ctx
-from ..jsonio import Undecided, require
-from ..sampling import limit_profile
+from ..jsonio import Undecided, rat, require
+from .sampling import limit_profile
 from ..table import MT, A, dfn, predicate, thm
+from ..wellformed import Args, kind
+from .. import limits
+from . import definition6 as Def6
 from .moments import X, _S_in, other
 
 T5, L6, VEC, RHO, LOBES = "accumulation", "proportional_lobes", ("vector",), ("rho",), ("lobes",)
@@ -49,7 +52,7 @@ def _profile_of_spectrum(q: Ctx) -> bool:
     D = sum((t * t for t in a + b), fmpq(0))
     want = [fmpq(0), 2 * sum((s * t for s, t in zip(a, b)), fmpq(0)) / D,
             sum((_pos(s - t) ** 2 for s, t in zip(a, b)), fmpq(0)) / D, sum((_pos(t - s) ** 2 for s, t in zip(a, b)), fmpq(0)) / D]
-    got = [q.profile()[k].exact for k in "abcd"]
+    got = [Def6.profile(q)[k].exact for k in "abcd"]
     require(None not in got, "profile", "the profile of S is not rational")
     return got == want
 
@@ -181,3 +184,30 @@ SAMPLE = (("hu", "u_pos"), ("hv", "v_pos"), ("hX", "X_measurable"), ("hX'", "Xpr
 thm(A + "proportional_lobes", L6, LOBES, SAMPLE, lambda q: _trend(q, "delta"))
 thm(MT + "accumulation", T5, LOBES, SAMPLE + (("hNn", "Nn_ge_two_n"), ("hSsymm", "S_symmetric"),
                                               ("hspec", "spectrum_eq")), lambda q: _trend(q, "distance"))
+
+
+# -- the input kinds of this section: their Lean types (the well-formedness pass, kernel/wellformed.py)
+
+
+@kind("rho")
+def _wf_rho(i: dict) -> Args:
+    return Args(rho=rat(i["rho"]))
+
+
+_FAMILY = {"exponential": ("rate",), "gamma": ("shape", "scale"), "uniform": ("lo", "hi"), "pareto": ("shape", "scale")}
+
+
+@kind("lobes")
+def _wf_lobes(i: dict) -> Args:
+    """A law γ on ℝ given by its family and exact parameters (each a law: rate, shape,
+    scale > 0, lo < hi), scales u, v, and increasing sample sizes."""
+    law, fam = i["law"], i["law"]["family"]
+    need = _FAMILY[fam]
+    require(set(law) == {"family", *need}, "input", f"a {fam} law takes exactly {', '.join(need)}")
+    p = {k: rat(str(law[k])) for k in need}
+    ok = p["lo"] < p["hi"] if fam == "uniform" else all(v > 0 for v in p.values())
+    require(ok, "input", f"the {fam} law's parameters do not define a probability law")
+    s = i["sizes"]
+    require(all(a < b for a, b in zip(s, s[1:])), "input", "sizes must increase strictly")
+    limits.over("samples", s[-1], limits.MAX_LOBES, "MAX_LOBES")
+    return Args(family=fam, params=p, u=rat(i["u"]), v=rat(i["v"]), seed=i["seed"], sizes=list(s))

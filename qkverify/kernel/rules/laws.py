@@ -14,8 +14,10 @@ from __future__ import annotations
 from flint import fmpq
 
 from ..derive import Ctx, lean_div
-from ..jsonio import Invalid, qstr, rat
+from ..jsonio import Invalid, qstr, rat, require
 from ..table import A, predicate, thm
+from ..wellformed import Args, kind
+from .. import limits
 
 C1, C2, P5 = "integral_frobSq_iid", "integral_frobSq_qk", "expected_symmetric_energy_low_rank_qk"
 LAW = ("law",)
@@ -133,3 +135,40 @@ for _name, _st, _bs, _fn in (
         (P5, P5, LR, lambda q: _ratio_is(q, 0, _t(q, 1))),
         ("expected_skew_energy_low_rank_qk", P5, LR, lambda q: _ratio_is(q, 1, _t(q, -1)))):
     thm(A + _name, _st, LAW, _bs, _fn)
+
+
+# -- the input kinds of this section: their Lean types (the well-formedness pass, kernel/wellformed.py)
+
+
+def _law(j: dict) -> tuple:
+    """("atoms", [(v, p), …], m1, m2) or ("gauss", mean, variance > 0, m2); variance 0 is a point mass."""
+    if "gaussian" in j:
+        m, v = rat(j["gaussian"]["mean"]), rat(j["gaussian"]["variance"])
+        require(v >= 0, "input", "a Gaussian variance must be ≥ 0")
+        if v:
+            return ("gauss", m, v, v + m * m)
+        at = [(m, fmpq(1))]
+    else:
+        at = [(rat(x), rat(p)) for x, p in j["atoms"]]
+        ok = all(p > 0 for _, p in at) and sum(p for _, p in at) == 1 and all(a[0] < b[0] for a, b in zip(at, at[1:]))
+        require(ok, "input", "a finite law needs strictly increasing atoms with positive probabilities summing to 1")
+    return ("atoms", at, sum(p * x for x, p in at), sum(p * x * x for x, p in at))
+
+
+@kind("law")
+def _wf_law(i: dict) -> Args:
+    """A random matrix with independent entries: L (N × N, model iid) or W_K, W_Q (n × N,
+    model qk); each entry a probability law; the Monte Carlo parameters when sampled."""
+    N = i["N"]
+    rows = N if i["model"] == "iid" else i["n"]
+    grids = {}
+    for k in ("L",) if i["model"] == "iid" else ("W_K", "W_Q"):
+        x = i[k]
+        limits.over("entry laws", rows * N, limits.MAX_INLINE_ENTRIES, "MAX_INLINE_ENTRIES")
+        g = [[_law(x)] * N for _ in range(rows)] if isinstance(x, dict) else [[_law(l) for l in r] for r in x]
+        require(len(g) == rows and all(len(r) == N for r in g), "input", f"{k} must be {rows}×{N} laws")
+        grids[k] = g
+    mc = i.get("monte_carlo")
+    if mc is not None:
+        require(0 < rat(mc["delta"]) < 1, "input", "monte_carlo.delta must lie in (0, 1)")
+    return Args(N=N, n=i.get("n", 0), model=i["model"], laws=grids, monte_carlo=mc)

@@ -10,12 +10,13 @@ from __future__ import annotations
 import functools
 import math
 
-from flint import arb, fmpq, fmpq_mat, fmpq_poly, fmpz_poly
+from flint import fmpq, fmpq_mat, fmpq_poly
 
-from ..algebra import Quad, Root, cmp, count_with_multiplicity, precision, to_arb
+from ..algebra import Quad, cmp, count_with_multiplicity, precision, to_arb
 from ..derive import Ctx, derived, eye, frob, trace
-from ..jsonio import Undecided, require
+from ..jsonio import Undecided, rat, require
 from ..table import A, NotEvaluable, dfn, predicate, thm
+from ..wellformed import Args, kind, square, vector
 from ..wellformed import S_of_x, even_x, needs
 
 VEC, HEAD = ("vector",), ("head",)
@@ -313,3 +314,21 @@ for _n_, _f, _b in (
         (f"{nm}_eq_trace", lambda q, i=i: _stats_lam(q, i) == _traces(q, _K(q), frob(q.mat("S")), "sI_minus_K2")[i], HMNH)
         for i, nm in enumerate(("statO", "statE", "statR"))):
     thm(G + _n_, L10, HEAD, _b, _f)
+
+
+# -- the input kinds of this section: their Lean types (the well-formedness pass, kernel/wellformed.py)
+
+
+@kind("vector")
+def _wf_vector(i: dict) -> Args:
+    """x : Fin n → ℝ; y of the same length; c : ℝ; S square (its size is tied to x by each
+    declaration, e.g. 2m × 2m for Lemma 9)."""
+    x = vector(i["x"], "x")
+    a = Args(x=x, normalize=i["normalize"], n=len(x))
+    if "y" in i:
+        a["y"] = vector(i["y"], "y", len(x))
+    if "c" in i:
+        a["c"] = rat(i["c"])
+    if "S" in i:
+        a["S"] = square(i["S"], "S")
+    return a

@@ -8,9 +8,12 @@ from __future__ import annotations
 from flint import arb, fmpq
 
 from ..algebra import Quad
-from ..derive import Coord, Ctx
-from ..jsonio import require
+from ..algebra import Coord
+from ..derive import Ctx
+from ..jsonio import rat, require
 from ..table import MT, NotEvaluable, dfn, predicate, thm
+from ..wellformed import Args, kind, vector
+from . import definition6 as Def6
 from .profile import _same_coord
 
 
@@ -62,7 +65,7 @@ def _profile_is(q: Ctx, p: list[fmpq]) -> bool:
     on the certified spectrum (exact, or disjoint enclosures)."""
     if q.rank("L") <= 1:
         return _equal(*profile_num(_rat(q.mat("L"))), p)
-    return all(_same_coord(q, q.profile()[k], Coord(arb(x), x, x == 0)) for k, x in zip("abcd", p))
+    return all(_same_coord(q, Def6.profile(q)[k], Coord(arb(x), x, x == 0)) for k, x in zip("abcd", p))
 
 
 def _in_theta(p: list[fmpq]) -> bool:
@@ -142,3 +145,18 @@ thm(MT + "exists_smul_vecMulVec_of_rank_eq_one", P4, ("matrix",), (("hL", "rank_
     lambda q: _matrix_factor(q) is not None)
 thm(MT + "profile_rank_one", P4, ("matrix",), (("hL", "rank_eq_one"), ("hnorm", "norm_eq_one")), _trace_formula)
 thm(MT + "profiles_rank_one_eq_Theta", P4, ("matrix", "theta_point"), (("hN", "N_ge_two"),), _locus)
+
+
+# -- the input kinds of this section: their Lean types (the well-formedness pass, kernel/wellformed.py)
+
+
+@kind("rank_one")
+def _wf_rank_one(i: dict) -> Args:
+    """u, v : Fin N → ℝ (one length), s : ℝ."""
+    u = vector(i["u"], "u")
+    return Args(u=u, v=vector(i["v"], "v", len(u)), s=rat(i["s"]), N=len(u))
+
+
+@kind("theta_point")
+def _wf_theta_point(i: dict) -> Args:
+    return Args(p=vector(i["p"], "p", 4), N=i["N"])

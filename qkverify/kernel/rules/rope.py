@@ -19,6 +19,7 @@ from .. import weights as W
 from ..derive import PREC, Ctx, derived
 from ..jsonio import Undecided, rat, ratmat, require
 from ..table import MT, dfn, predicate, thm
+from ..wellformed import Args, kind, square
 
 D3, P1, FORMS, RW = "IsRoPELike", "isRoPELike_iff", ("forms",), ("rope_weights",)
 H0 = (("h0", "B0_nondegenerate"),)
@@ -152,3 +153,27 @@ dfn(MT + "IsRoPELike", D3, FORMS + RW, _rope_like, H0)
 thm(MT + P1, P1, FORMS + RW, H0, lambda q: _rope_like(q) == _pow_side(q))
 thm(MT + "eq_ropeT_one_of_forall", P1, FORMS + RW, (("hk", "k_ge_two"),) + H0 + (("hS", "ropeT_eq_pow"),),
     lambda q: _same_rotation(q) if q.kind == "rope_weights" else ratmat(q.inp["S"]) == _T(q)[1])
+
+
+# -- the input kinds of this section: their Lean types (the well-formedness pass, kernel/wellformed.py)
+
+
+@kind("forms")
+def _wf_forms(i: dict) -> Args:
+    """B : ℕ → bilinear forms on H = ℝ^n (k Gram matrices, one n); S ∈ End(H) when given."""
+    Gs = [square(B, f"B[{d}]") for d, B in enumerate(i["B"])]
+    n = Gs[0].nrows()
+    require(all(G.nrows() == n for G in Gs), "input", "the forms must be n × n of one n (one space H)")
+    a = Args(G=Gs, n=n, k=len(Gs))
+    if "S" in i:
+        a["S"] = square(i["S"], "S", n)
+    return a
+
+
+@kind("rope_weights")
+def _wf_rope_weights(i: dict) -> Args:
+    (a, b), (c, d), cols = i["W_Q"]["rows"], i["W_K"]["rows"], i["cols"]
+    n = b - a
+    require(a < b and d - c == n, "input", "W_Q and W_K must be slices of n rows each")
+    require(len(set(cols)) == len(cols) == n, "input", "cols: n distinct columns of C")
+    return Args(n=n, k=i["k"])

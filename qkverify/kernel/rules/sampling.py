@@ -1,7 +1,7 @@
-"""The kernel's own samplers (empirical evidence, docs/CERTIFICATES.md): the documented
-Monte Carlo of a law input (sampler ``mt19937-boxmuller/1``) and the sample path of a
-lobes input.  Each is a mathematical function of the seed; the witness checkers of
-:mod:`.witnesses` re-draw with them and compare.  Expectations of a law are derived
+"""Appendix A and Lemma 6 / Theorem 5: the kernel's own samplers (empirical evidence,
+docs/CERTIFICATES.md) -- the documented Monte Carlo of a law input (sampler
+``mt19937-boxmuller/1``) and the sample path of a lobes input.  Each is a mathematical function
+of the seed; the witness checkers of :mod:`..witnesses` re-draw with them and compare.  Expectations of a law are derived
 here too (moments from means and variances, the exact enumeration of finite laws).
 
 The semantics of these samplers belong to the sampling rules (DESIGN.md, owners)."""
@@ -14,9 +14,9 @@ import random
 
 from flint import arb, fmpq, fmpq_mat
 
-from . import limits
-from .algebra import precision
-from .jsonio import Undecided, require
+from .. import limits
+from ..algebra import precision
+from ..jsonio import Undecided, require
 
 GRID, ACC, HALF = 32, 64, 32
 PRECS = (64, 128, 256, 512, 1024, 4096)
@@ -153,7 +153,7 @@ def monte_carlo(args: dict) -> dict:
     the intervals [Σ/(m2⁶⁴) − h, (Σ + m)/(m2⁶⁴) + h] ∩ [0, 1]."""
     mc = args["monte_carlo"]
     require(mc is not None, "input", "a monte_carlo witness needs the input's monte_carlo parameters")
-    from .jsonio import rat
+    from ..jsonio import rat
 
     m, delta, N = mc["samples"], rat(mc["delta"]), args["N"]
     bl = list(blocks(args).values())
