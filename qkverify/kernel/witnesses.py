@@ -534,12 +534,14 @@ def _monte_carlo(w: dict, q) -> MonteCarlo:
 def _croots(w: dict, q) -> CRoots:
     """Every eigenvalue of X once, with its multiplicity and square-free factor.
 
-    With X = Y/D (Y integral) and charpoly(Y) = c·Π f_m^m its square-free decomposition
-    (FLINT), the witness lists per multiplicity m the real roots of g_m(x) = f_m(D·x) as
-    sorted disjoint rational intervals (a sign change, or a rational root) and its non-real
-    roots with positive imaginary part as boxes above the real axis, pairwise disjoint, each
-    passing the Krawczyk test at ``prec`` bits.  Each interval and each box and its mirror
-    image hold a root, and their number is deg g_m: so each holds exactly one."""
+    With X = Y/D (Y integral), the witness gives per multiplicity m a factor f_m of charpoly(Y);
+    Π f_m^m (times the leading coefficients) is charpoly(Y) -- multiplied out, not factorised --
+    and the f_m are pairwise coprime.  The roots of g_m(x) = f_m(D·x) (the eigenvalues) are listed
+    as sorted disjoint rational intervals (a sign change, or a rational root) and, for non-real
+    ones with positive imaginary part, boxes above the real axis, pairwise disjoint, each passing
+    the Krawczyk test at ``prec`` bits.  Each interval and each box and its mirror image hold a
+    root, and their number is deg g_m: so each holds exactly one, the deg g_m roots are distinct
+    (f_m is square-free) and, the f_m being coprime, each has multiplicity exactly m."""
     X = q.mat(w["of"])
     what = f"croots witness of {w['of']}"
     limits.over("rows of a matrix to take the characteristic polynomial of", X.nrows(), limits.MAX_CHARPOLY_DIM,
@@ -547,15 +549,19 @@ def _croots(w: dict, q) -> CRoots:
     prec = w["prec"]
     require(64 <= prec <= limits.MAX_PREC, what, f"prec must lie in [64, {limits.MAX_PREC}]")
     Y, D = X.numer_denom()
-    _, sqf = Y.charpoly().factor_squarefree()
-    by_m = {m: f for f, m in sqf}
-    require(sorted(by_m) == sorted(f["multiplicity"] for f in w["factors"]) and len(w["factors"]) == len(by_m),
-            what, f"the multiplicities are not those of the square-free decomposition ({sorted(by_m)})")
+    fs = [(poly(f["poly"]), f["multiplicity"]) for f in w["factors"]]
+    require(all(f.degree() >= 1 for f, _ in fs) and len({m for _, m in fs}) == len(fs), what,
+            "a factor is constant, or two have one multiplicity")
+    prod, lead = fmpz_poly([1]), fmpz(1)
+    for f, m in fs:
+        prod, lead = prod * f ** m, lead * f.coeffs()[-1] ** m
+    require(prod == Y.charpoly() * lead, what, "the factors do not multiply to the characteristic polynomial")
+    require(all(fs[i][0].gcd(fs[j][0]).degree() == 0 for i in range(len(fs)) for j in range(i)), what,
+            "two factors share a root")
     out: list = []
     boxed = False
-    for fac in w["factors"]:
-        m = fac["multiplicity"]
-        g = _scaled(by_m[m], D)  # g(x) = f(D·x): the eigenvalues of X
+    for fac, (f, m) in zip(w["factors"], fs):
+        g = _scaled(f, D)  # g(x) = f(D·x): the eigenvalues of X
         require(len(fac["real"]) + 2 * len(fac["complex"]) == g.degree(), what,
                 f"multiplicity {m}: {g.degree()} roots needed")
         prev = None
