@@ -9,7 +9,7 @@ import copy
 import json
 
 import pytest
-from flint import fmpq, fmpq_mat
+from flint import fmpq_mat
 
 import forge as F
 
@@ -24,15 +24,6 @@ def true_cert(statement: str, doc: dict, drop: tuple = ()) -> dict:
 
 def rec_of(cert: dict, check: str) -> dict:
     return next(r for r in cert["declarations"] if r["check"] == check)
-
-
-def only(cert: dict, *checks: str) -> dict:
-    """The certificate restricted to some records (verdict and evidence re-derived)."""
-    rs = [r for r in cert["declarations"] if r["check"] in checks]
-    c = F.certificate(cert["statement"], cert["input"], cert["witnesses"], rs)
-    used = json.dumps(rs)
-    return c | {"witnesses": [w for w in cert["witnesses"] if w["kind"] in ("spectrum", "rank", "cells") or
-                              w["kind"] in used or True]}
 
 
 M = lambda rows: {"kind": "matrix", "L": [[str(x) for x in r] for r in rows]}  # noqa: E731
