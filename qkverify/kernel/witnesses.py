@@ -10,8 +10,7 @@ witness.  Rules read facts only (``q.fact``); they never see a witness's text.""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from flint import arb, arb_mat, fmpq, fmpq_mat, fmpz, fmpz_mat, fmpz_poly, nmod_mat
 
@@ -50,134 +49,50 @@ def eye(n: int) -> fmpq_mat:
 
 
 # ---------------------------------------------------------------------------
-# facts
+# facts: what each checker establishes (typed; rules read their fields)
+
+Spectrum = NamedTuple("Spectrum", [("values", list), ("power_sum_2", fmpq)])  # every eigenvalue with multiplicity; Σλ²
+Rank = NamedTuple("Rank", [("rank", int), ("kernel", tuple)])  # rank X; integer y with yᵀX = 0 spanning the left kernel
+Cells = NamedTuple("Cells", [("boxes", list), ("zero", int), ("charpoly", fmpz_poly)])  # one box per nonzero root; 0's multiplicity
+Fiber = NamedTuple("Fiber", [("H", fmpq_mat), ("P", fmpq_mat), ("normP", fmpq)])  # S = H ± P with its properties; ‖P‖²
+Factor = NamedTuple("Factor", [("x", list), ("y", list)])  # x, y ≠ 0 in ℚ(√m)^N (for L: rational, L = x yᵀ)
+Orthogonal = NamedTuple("Orthogonal", [("U", fmpq_mat)])  # UᵀU = 1, N × N
+Inverse = NamedTuple("Inverse", [("Y", fmpq_mat), ("singular", bool)])  # Lean's X⁻¹ (0 when X is singular)
+Series = NamedTuple("Series", [("ball", arb)])  # a ball holding the moment series' sum
+ThetaPoint = NamedTuple("ThetaPoint", [("point", list)])  # the Lean proof's preimage of limitProfile ρ
+Trend = NamedTuple("Trend", [("points", list), ("slope", arb)])  # the re-drawn path's points and log-log slope
+Moments = NamedTuple("Moments", [("values", dict)])  # E‖L‖², E tr(L·L), E‖S‖², E‖T‖²
+Enumeration = NamedTuple("Enumeration", [("E_ratio_S", fmpq), ("E_ratio_T", fmpq)])  # exact, over every value pattern
+MonteCarlo = NamedTuple("MonteCarlo", [("intervals", list)])  # Hoeffding intervals of the re-drawn sample
+CRoots = NamedTuple("CRoots", [("roots", list)])  # every eigenvalue once: (rational | Root | CBox, multiplicity, factor)
+EigVec = NamedTuple("EigVec", [("psi", list), ("exact", bool), ("prec", int)])  # ψ ≠ 0, Xψ = λψ for the dominant λ
+Definite = NamedTuple("Definite", [("positive", bool)])  # S ≻ 0, or not
+Eigenspace = NamedTuple("Eigenspace", [("full", bool)])  # dim ker(X − λI) = the multiplicity m of the dominant λ
 
 
-@dataclass
-class Spectrum:  # Spectrum(X): every eigenvalue of the symmetric X with multiplicity (rational or Root), and Σλ² …
-    values: list
-    power_sum_2: fmpq
-
-
-@dataclass(frozen=True)
-class Rank:  # Rank(X) = rank; ``kernel``: integer vectors y with yᵀX = 0 spanning the left kernel.
-    rank: int
-    kernel: tuple
-
-
-@dataclass
-class Cells:  # The nonzero eigenvalues of an integer X as cells [lo, hi) holding ``count`` roots each …
-    boxes: list
-    zero: int
-    charpoly: fmpz_poly
-
-
-@dataclass
-class Fiber:  # S = H ± P with H, P symmetric, commuting with S and each other, spec H symmetric about 0, P ⪰ 0; …
-    H: fmpq_mat
-    P: fmpq_mat
-    normP: fmpq
-
-
-@dataclass
-class Factor:  # x, y ≠ 0 with entries in ℚ(√m) (for ``of`` L: rational, and L = x yᵀ).
-    x: list
-    y: list
-
-
-@dataclass
-class Orthogonal:  # U with UᵀU = 1, N × N.
-    U: fmpq_mat
-
-
-@dataclass
-class Inverse:  # Lean's X⁻¹: Y with Y·X = 1, or 0 when X is singular (a nonzero v with X·v = 0 shown).
-    Y: fmpq_mat
-    singular: bool = False
-
-
-@dataclass
-class Series:  # A ball holding Σ_i Σ_k x_i^(2k+1) (odd) or x_i^(2k+2) (even): K terms ± the tail bound.
-    ball: arb
-
-
-@dataclass
-class ThetaPoint:
-    point: list
-
-
-@dataclass
-class Trend:  # The re-drawn sample's points and log-log slope (balls), contained in the stated ones.
-    points: list
-    slope: arb
-
-
-@dataclass
-class Moments:
-    values: dict
-
-
-@dataclass
-class Enumeration:
-    E_ratio_S: fmpq
-    E_ratio_T: fmpq
-
-
-@dataclass
-class MonteCarlo:  # Hoeffding intervals of E[‖S‖²/‖L‖²] and E[‖T‖²/‖L‖²] of the re-drawn sample.
-    intervals: list
-
-
-@dataclass
-class CRoots:  # Every eigenvalue of a (non-symmetric) X once: (rational | Root | CBox, multiplicity, square-free …
-    roots: list
-
-    def dominant(self, simple: bool):
-        """(λ, m): the real positive eigenvalue strictly larger in modulus than every other
-        one, with its multiplicity (m = 1 required when ``simple``), or None."""
-        pos = [(x, m) for x, m, _ in self.roots if not isinstance(x, CBox) and sign(x) > 0 and (m == 1 or not simple)]
-        if not pos:
-            return None
-        lam, mult = pos[0]
-        for x, m in pos[1:]:
-            if cmp(x, lam) > 0:
-                lam, mult = x, m
-        if any(x is not lam and _vs(lam, x) <= 0 for x, _, _ in self.roots):
-            return None
-        return lam, mult
-
-
-def _abs(x):
-    return x if sign(x) > 0 else (-x if isinstance(x, fmpq) else x.neg())
+def dominant(c: CRoots, simple: bool):
+    """(λ, m): the real positive eigenvalue strictly larger in modulus than every other one, with
+    its multiplicity (m = 1 required when ``simple``), or None."""
+    pos = [(x, m) for x, m, _ in c.roots if not isinstance(x, CBox) and sign(x) > 0 and (m == 1 or not simple)]
+    if not pos:
+        return None
+    lam, mult = pos[0]
+    for x, m in pos[1:]:
+        if cmp(x, lam) > 0:
+            lam, mult = x, m
+    return None if any(x is not lam and _vs(lam, x) <= 0 for x, _, _ in c.roots) else (lam, mult)
 
 
 def _vs(lam, x) -> int:
     """sign(λ − |x|) for the real λ > 0 and another eigenvalue x (exact, or through a box)."""
     if not isinstance(x, CBox):
-        return cmp(lam, _abs(x))
+        return cmp(lam, x if sign(x) > 0 else (-x if isinstance(x, fmpq) else x.neg()))
     (lo2, hi2), (lo, hi) = x.mod2(), interval(lam)
     if lo * lo > hi2:
         return 1
     if hi * hi < lo2:
         return -1
     raise Undecided("the modulus of a real eigenvalue and of a complex box are not separated by the witness")
-
-
-@dataclass
-class EigVec:  # ψ ≠ 0 with Xψ = λψ for the simple dominant λ: exact entries, or balls (``exact`` False).
-    psi: list
-    exact: bool
-    prec: int = 0
-
-
-@dataclass
-class Definite:
-    positive: bool
-
-
-@dataclass
-class Eigenspace:  # Whether ker(X − λI) has dimension m (the algebraic multiplicity of the dominant λ).
-    full: bool
 
 
 # ---------------------------------------------------------------------------
@@ -427,7 +342,7 @@ def _inverse(w: dict, q) -> Inverse:
     Y = ratmat(w["rows"])
     require(Y.nrows() == n and Y.ncols() == n and Y * X == eye(n), what,
             "the stated matrix times the matrix is not the identity")
-    return Inverse(Y)
+    return Inverse(Y, False)
 
 
 # ---------------------------------------------------------------------------
@@ -595,7 +510,7 @@ def _eigvec(w: dict, q) -> EigVec:
     independent, so the eigenvector has ψ_k ≠ 0 and is that solution)."""
     what = f"eigvec witness of {w['of']}"
     X = q.mat(w["of"])
-    top = q.fact("croots", w["of"]).dominant(True)
+    top = dominant(q.fact("croots", w["of"]), True)
     if top is None:
         raise NotEvaluable("the top eigenvalue is not real, positive and simple")
     lam, n = top[0], X.nrows()
@@ -603,7 +518,7 @@ def _eigvec(w: dict, q) -> EigVec:
         require(isinstance(lam, fmpq), what, "an exact eigenvector needs a rational eigenvalue")
         v = ratmat([[x] for x in w["vector"]])
         require(v.nrows() == n and any(v.entries()) and X * v == v * lam, what, "not an eigenvector for λ")
-        return EigVec([v[i, 0] for i in range(n)], True)
+        return EigVec([v[i, 0] for i in range(n)], True, 0)
     k, prec = w["pivot"], w["prec"]
     require(0 <= k < n and 64 <= prec <= limits.MAX_PREC, what, "bad pivot or precision")
     idx = [i for i in range(n) if i != k]
@@ -645,7 +560,7 @@ def _eigenspace(w: dict, q) -> Eigenspace:
     ``basis`` = m independent eigenvectors (True), or a nonzero minor of X − λI of order
     d − m + 1 (rank > d − m: False)."""
     what, X = f"eigenspace witness of {w['of']}", q.mat(w["of"])
-    dom = q.fact("croots", w["of"]).dominant(False)
+    dom = dominant(q.fact("croots", w["of"]), False)
     if dom is None or dom[1] == 1:
         raise NotEvaluable("no dominant eigenvalue of multiplicity > 1")
     lam, m = dom

@@ -12,6 +12,7 @@ from ..algebra import Coord
 from ..derive import Ctx, derived, eye, sym
 from ..jsonio import Undecided, require
 from ..table import NotEvaluable, dfn, predicate
+from ..witnesses import dominant
 from ..wellformed import Args, kind, matrix, slices, square
 
 TRIPLE, HEADS = ("triple",), ("triple", "value_head")
@@ -62,7 +63,7 @@ def _croots(q: Ctx):
 
 
 def _dominant(q: Ctx, simple: bool):
-    return _croots(q).dominant(simple)
+    return dominant(_croots(q), simple)
 
 
 def _top(q: Ctx):
