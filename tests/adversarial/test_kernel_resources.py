@@ -74,25 +74,34 @@ def test_an_expression_raised_to_the_64th_power_three_times():
 def test_a_law_of_size_512_sampled():
     law = {"gaussian": {"mean": "0", "variance": "1"}}
     inp = {"kind": "law", "model": "qk", "N": 512, "n": 512, "W_K": law, "W_Q": law,
-           "monte_carlo": {"sampler": "mt19937-boxmuller/1", "samples": 16, "delta": "1/1000", "seed": 0}}
+           "monte_carlo": {"sampler": "mt19937-boxmuller/2", "samples": 16, "delta": "1/1000"}}
     w = {"kind": "monte_carlo", "of": "energy", "sum_S": "0", "sum_T": "0", "zero_samples": 0, "halfwidth": "0",
          "interval_S": ["0", "1"], "interval_T": ["0", "1"]}
     hyps = {k: True for k in ("hn", "hnN", "hvK", "hvQ", "hmeas", "hindep", "hlawK", "hlawQ")}
     doc = F.certificate("expected_symmetric_energy_low_rank_qk", inp, [w], [F.record(
         F.A + "expected_symmetric_energy_low_rank_qk", "consistent", "empirical", hyps,
-        sample={"statistic": "hoeffding_interval", "confidence": "999/1000", "seed": "input.monte_carlo.seed"})])
-    _undecided_by(doc, "WORK_LIMIT")
+        sample={"seed": 0, "seed_derivation": "sha256-canonical-input", "confidence": "999/1000",
+                "test": "hoeffding-mean", "statistic": {"samples": 16, "interval": ["0", "1"], "target": "513/1024"}})])
+    _undecided_by(doc, "MAX_MC_")
 
 
 def test_a_gamma_shape_of_a_billion():
-    inp = {"kind": "lobes", "law": {"family": "gamma", "shape": "1000000000", "scale": "1"}, "u": "1", "v": "1",
-           "seed": 0, "sizes": [2, 4]}
-    w = {"kind": "trend", "of": "delta", "values": [["0", "1"], ["0", "1"]], "slope": ["-1", "1"]}
+    """A gamma shape the sampler does not honour (10⁹ exponentials per draw) is refused by the schema;
+    a lobes study past MAX_LOBE_UNIFORMS uniforms is undecided naming the cap."""
+    base = {"kind": "lobes", "u": "1", "v": "1", "paths": 16, "delta": "1/1000"}
+    w = {"kind": "trend", "of": "delta", "decreasing": 16, "paths": [[128, "down"]] * 16}
     hyps = {k: True for k in ("hu", "hv", "hX", "hX'", "hindep", "hXlaw", "hX'law", "hγpos", "hM", "hMpos")}
-    doc = F.certificate("proportional_lobes", inp, [w], [F.record(
-        F.A + "proportional_lobes", "consistent", "empirical", hyps,
-        sample={"statistic": "loglog_slope", "seed": "input.seed"})])
-    _undecided_by(doc, "MAX_LOBES")
+    sample = {"seed": 0, "seed_derivation": "sha256-canonical-input", "confidence": "999/1000", "test": "sign-trend",
+              "statistic": {"paths": 16, "decreasing": 16, "reject_at_most": 3, "sizes": [2, 4]}}
+    for law, sizes, want in (({"family": "gamma", "shape": 10 ** 9, "scale": "1"}, [2, 4], "invalid"),
+                             ({"family": "exponential", "rate": "1"}, [2, 1_000_000], "undecided")):
+        doc = F.certificate("proportional_lobes", base | {"law": law, "sizes": sizes}, [w], [F.record(
+            F.A + "proportional_lobes", "consistent", "empirical", hyps, sample=sample)])
+        if want == "invalid":
+            out = F.verify(doc)
+            assert out.status == "invalid" and out.check == "schema", out
+        else:
+            _undecided_by(doc, "MAX_LOBE_UNIFORMS")
 
 
 def test_cells_on_a_grid_of_a_billion_bits(tmp_path):
@@ -133,7 +142,8 @@ def test_json_nested_past_the_cap(tmp_path):
 def test_an_enumeration_past_the_cap(atoms):
     law = {"atoms": [[str(i), f"1/{atoms}"] for i in range(atoms)]}
     inp = {"kind": "law", "model": "iid", "N": 3, "L": law}
-    w = {"kind": "enumeration", "of": "energy", "patterns": atoms ** 9, "E_ratio_S": "1/2", "E_ratio_T": "1/2"}
+    w = {"kind": "enumeration", "of": "energy", "method": "patterns", "patterns": atoms ** 9, "E_ratio_S": "1/2",
+         "E_ratio_T": "1/2"}
     hyps = {k: True for k in ("hIndep", "hMeas", "hLaw", "hv", "hN")}
     doc = F.certificate("integral_frobSq_iid", inp, [w], [F.record(
         F.A + "integral_frobSq_symPart_div_frobSq_gaussian", "fails", "exact", hyps | {"hLaw": False},

@@ -2,9 +2,12 @@
 Exactly: ``profile_of_spectrum`` and ``accumulation_estimates`` on vector inputs (square roots
 compared by squaring), ``limitProfile``, ``projP``, Θ and the edges on ``rho`` inputs; b(ρ) =
 2ρ/(1 + ρ²) monotone and onto by Sturm counts of the roots of its derivative's numerator.
-Empirically, on ``lobes`` inputs: the kernel redraws the sample from the seed (Mersenne Twister,
-U = k/2^54), recomputes each point as a ball and the log-log slope; the limit is supported when
-the slope is negative."""
+Empirically, on ``lobes`` inputs: the ``trend`` fact (every path redrawn from the seed derived
+from the input, sampler mt19937-lobes/2) and the sign test of the trend P(D_{n_max} < D_{n_min})
+≥ 1/2 at the input's level δ -- consistent / inconsistent, never holds or fails: a finite sample
+neither proves nor refutes an almost-sure limit.  Every hypothesis is decided on the input
+(law_X / law_Xprime, dependence, S's form, scales and extra zeros); measurability holds on every
+lobes input (X_i = F⁻¹(U_i)) and no input violates it alone (lean_map: unprobeable)."""
 
 from __future__ import annotations
 
@@ -12,7 +15,8 @@ from flint import fmpq, fmpq_poly
 
 from ..algebra import sturm_count
 from ..derive import Ctx
-from ..jsonio import Undecided, rat, require
+from . import sampling as SMP
+from ..jsonio import qstr, rat, require
 from .sampling import limit_profile
 from ..table import MT, A, dfn, predicate, thm
 from ..wellformed import Args, kind
@@ -33,9 +37,12 @@ _pos = lambda v: max(v, fmpq(0))  # noqa: E731
 
 
 def _roots_eq(q: Ctx) -> bool:
-    """det(tI − S) = Π(t − x_i)·Π(t + y_i)·t^(k − 2n); the S_n of a lobes input have that spectrum."""
+    """det(tI − S) = Π(t − x_i)·Π(t + y_i)·t^(k − 2n); on a lobes input, the roots of S_n are
+    s₊X_i, −s₋X'_i and k zeros: hspec iff s₊ = v, s₋ = u and k ≥ 0 (with N_n < 2n the multisets
+    have different sizes for n ≥ 1)."""
     if q.kind == "lobes":
-        return True
+        S = q.arg("S")
+        return S["scale_pos"] == q.arg("v") and S["scale_neg"] == q.arg("u") and S["extra_zeros"] >= 0
     (x, y), S = _plain(q), _S_in(q)
     if 2 * len(x) > S.nrows():
         return False
@@ -147,42 +154,55 @@ for _n, _k, _b_, _f in (
 
 
 # -- the sampled limits ------------------------------------------------------------------
-_law = lambda q: (q.arg("family"), q.arg("params"))  # noqa: E731
 
 
-def _second_moment(q: Ctx) -> fmpq | None:
-    f, p = _law(q)
+def _second_moment(law: tuple) -> fmpq | None:
+    """∫ y² dγ, None when infinite."""
+    f = law[0]
     if f == "pareto":
-        return p["shape"] * p["scale"] ** 2 / (p["shape"] - 2) if p["shape"] > 2 else None
-    return {"exponential": lambda: 2 / p["rate"] ** 2, "gamma": lambda: p["shape"] * (p["shape"] + 1) * p["scale"] ** 2,
-            "uniform": lambda: (p["lo"] ** 2 + p["lo"] * p["hi"] + p["hi"] ** 2) / 3}[f]()
+        return law[2] * law[1] ** 2 / (law[2] - 2) if law[2] > 2 else None
+    if f == "exponential":
+        return 2 / law[1] ** 2
+    if f == "gamma":
+        return law[1] * (law[1] + 1) * law[2] ** 2
+    return (law[1] ** 2 + law[1] * law[2] + law[2] ** 2) / 3
+
+
+def _same(a: tuple, b: tuple) -> bool:
+    """The same measure: exponential(λ) is gamma(1, 1/λ)."""
+    canon = lambda l: ("gamma", fmpq(1), 1 / l[1]) if l[0] == "exponential" else \
+        (("gamma", fmpq(l[1]), l[2]) if l[0] == "gamma" else l)  # noqa: E731
+    return canon(a) == canon(b)
 
 
 def _trend(q: Ctx, what: str) -> bool:
-    """Empirical: the trend fact (the re-drawn points and slope, inside the stated ones);
-    consistent with the limit when the slope is < 0."""
-    slope = q.fact("trend", what).slope
+    """The sign test of the trend fact: consistent iff more than k* paths decreased."""
+    t = q.fact("trend", what)
+    a = q.args
     q.empirical = True
-    q.sample = {"statistic": "loglog_slope", "seed": "input.seed"}
-    if bool(slope.upper() < 0) or bool(slope.lower() >= 0):
-        return bool(slope.upper() < 0)
-    raise Undecided("the fitted slope's enclosure contains 0")
+    q.sample = {"seed": SMP.seed(q.inp), "seed_derivation": SMP.SEED_DERIVATION, "confidence": qstr(1 - a["delta"]),
+                "test": "sign-trend", "statistic": {"paths": t.paths, "decreasing": t.decreasing,
+                                                    "reject_at_most": t.threshold,
+                                                    "sizes": [a["sizes"][0], a["sizes"][-1]]}}
+    return t.decreasing > t.threshold
 
 
 for _p, _f in (("u_pos", lambda q: q.arg("u") > 0), ("v_pos", lambda q: q.arg("v") > 0),
-               ("gamma_positive", lambda q: _law(q)[0] != "uniform" or _law(q)[1]["lo"] >= 0),
-               ("second_moment_finite", lambda q: _second_moment(q) is not None),
-               ("second_moment_pos", lambda q: (_second_moment(q) or 1) > 0)):
+               ("gamma_positive", lambda q: q.arg("law")[0] != "uniform" or q.arg("law")[1] >= 0),
+               ("second_moment_finite", lambda q: _second_moment(q.arg("law")) is not None),
+               ("second_moment_pos", lambda q: (_second_moment(q.arg("law")) or 1) > 0),
+               ("X_measurable", lambda q: q.kind == "lobes"), ("Xprime_measurable", lambda q: q.kind == "lobes"),
+               ("samples_independent", lambda q: q.arg("dependence") == "independent"),
+               ("X_law_gamma", lambda q: _same(q.arg("law_X"), q.arg("law"))),
+               ("Xprime_law_gamma", lambda q: _same(q.arg("law_Xprime"), q.arg("law"))),
+               ("Nn_ge_two_n", lambda q: q.arg("S")["extra_zeros"] >= 0),
+               ("Sn_symmetric", lambda q: q.arg("S")["form"] == "symmetric" or q.arg("S")["coupling"] == 0)):
     predicate(_p, _f)
-# the sampler's properties: X_i, X'_i measurable functions of independent uniforms, each with the drawn
-# law γ; S_n any symmetric matrix with the sampled spectrum and N_n = 2n
-for _p in ("X_measurable", "Xprime_measurable", "samples_independent", "X_law_gamma", "Xprime_law_gamma", "Nn_ge_two_n"):
-    predicate(_p, lambda q: q.kind == "lobes")
 SAMPLE = (("hu", "u_pos"), ("hv", "v_pos"), ("hX", "X_measurable"), ("hX'", "Xprime_measurable"),
           ("hindep", "samples_independent"), ("hXlaw", "X_law_gamma"), ("hX'law", "Xprime_law_gamma"),
           ("hγpos", "gamma_positive"), ("hM", "second_moment_finite"), ("hMpos", "second_moment_pos"))
 thm(A + "proportional_lobes", L6, LOBES, SAMPLE, lambda q: _trend(q, "delta"))
-thm(MT + "accumulation", T5, LOBES, SAMPLE + (("hNn", "Nn_ge_two_n"), ("hSsymm", "S_symmetric"),
+thm(MT + "accumulation", T5, LOBES, SAMPLE + (("hNn", "Nn_ge_two_n"), ("hSsymm", "Sn_symmetric"),
                                               ("hspec", "spectrum_eq")), lambda q: _trend(q, "distance"))
 
 
@@ -194,20 +214,45 @@ def _wf_rho(i: dict) -> Args:
     return Args(rho=rat(i["rho"]))
 
 
-_FAMILY = {"exponential": ("rate",), "gamma": ("shape", "scale"), "uniform": ("lo", "hi"), "pareto": ("shape", "scale")}
+_FAMILY = {"exponential": ("rate",), "gamma": ("shape", "scale"), "uniform": ("lo", "hi"), "pareto": ("scale", "shape")}
+
+
+def _positive_law(law: dict, what: str) -> tuple:
+    """A law of the lobes study: ("exponential", λ), ("gamma", k, θ) with an integer shape
+    1 ≤ k ≤ 64 (the sampler adds k exponentials), ("uniform", lo, hi) with lo < hi, ("pareto", x_m,
+    α) with 1/16 ≤ α ≤ 64; every other parameter positive."""
+    fam = law["family"]
+    need = _FAMILY[fam]
+    require(set(law) == {"family", *need}, "input", f"{what}: a {fam} law takes exactly {', '.join(need)}")
+    if fam == "gamma":
+        require(isinstance(law["shape"], int) and 1 <= law["shape"] <= 64 and rat(law["scale"]) > 0, "input",
+                f"{what}: a gamma law has an integer shape 1..64 and a positive scale")
+        return ("gamma", law["shape"], rat(law["scale"]))
+    p = [rat(law[k]) for k in need]
+    if fam == "uniform":
+        require(p[0] < p[1], "input", f"{what}: a uniform law needs lo < hi")
+        return ("uniform", p[0], p[1])
+    require(all(v > 0 for v in p), "input", f"{what}: the parameters of a {fam} law must be positive")
+    if fam == "pareto":
+        require(fmpq(1, 16) <= p[1] <= 64, "input", f"{what}: a Pareto shape lies in [1/16, 64]")
+    return (fam, *p)
 
 
 @kind("lobes")
 def _wf_lobes(i: dict) -> Args:
-    """A law γ on ℝ given by its family and exact parameters (each a law: rate, shape,
-    scale > 0, lo < hi), scales u, v, and increasing sample sizes."""
-    law, fam = i["law"], i["law"]["family"]
-    need = _FAMILY[fam]
-    require(set(law) == {"family", *need}, "input", f"a {fam} law takes exactly {', '.join(need)}")
-    p = {k: rat(str(law[k])) for k in need}
-    ok = p["lo"] < p["hi"] if fam == "uniform" else all(v > 0 for v in p.values())
-    require(ok, "input", f"the {fam} law's parameters do not define a probability law")
+    """Sampled lobes (Lemma 6, Theorem 5): γ, the laws X and X' actually have (γ when absent), u, v,
+    increasing sizes, the paths and the sign test's level δ = 1/k (20 ≤ k ≤ 10¹²), the dependence,
+    and S_n (form, coupling, spectral scales, extra zeros; defaults: symmetric, v, u, 0)."""
     s = i["sizes"]
     require(all(a < b for a, b in zip(s, s[1:])), "input", "sizes must increase strictly")
     limits.over("samples", s[-1], limits.MAX_LOBES, "MAX_LOBES")
-    return Args(family=fam, params=p, u=rat(i["u"]), v=rat(i["v"]), seed=i["seed"], sizes=list(s))
+    gamma = _positive_law(i["law"], "law")
+    delta = rat(i["delta"])
+    require(delta.p == 1 and 20 <= delta.q <= 10 ** 12, "input", "delta must be 1/k with 20 ≤ k ≤ 10^12")
+    S = i.get("S", {"form": "symmetric", "coupling": "0", "scale_pos": i["v"], "scale_neg": i["u"], "extra_zeros": 0})
+    return Args(law=gamma, law_X=_positive_law(i["law_X"], "law_X") if "law_X" in i else gamma,
+                law_Xprime=_positive_law(i["law_Xprime"], "law_Xprime") if "law_Xprime" in i else gamma,
+                u=rat(i["u"]), v=rat(i["v"]), sizes=list(s), paths=i["paths"], delta=delta,
+                dependence=i.get("dependence", "independent"),
+                S={"form": S["form"], "coupling": rat(S["coupling"]), "scale_pos": rat(S["scale_pos"]),
+                   "scale_neg": rat(S["scale_neg"]), "extra_zeros": S["extra_zeros"]})

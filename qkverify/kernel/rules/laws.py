@@ -1,88 +1,101 @@
 """Appendix A on a ``law`` input: Corollary 1 (IidBaseline.lean), Corollary 2
 (QKProductBaseline.lean), Proposition 5 (LowRankExpectedEnergy.lean).
 
-The input is a random matrix with independent entries, each a finite law or a Gaussian:
-model ``iid`` gives L (N×N), model ``qk`` W_K, W_Q (n×N) and L = W_Kᵀ W_Q.  Moments are
-expectations of polynomials, from the entries' means and variances.  E[‖S‖²/‖L‖²]
-(x/0 = 0) is the sum over every value pattern of finite laws (at most ENUM_LIMIT), or
-the kernel re-draws the certificate's Monte Carlo sample (sampler ``mt19937-boxmuller/1``,
-docs/CERTIFICATES.md) and applies Hoeffding's bound: evidence empirical.  Lean's implicit
-σ (σ_K, σ_Q, v, v_K, v_Q) is the second moment of its matrix's first entry (1 if none)."""
+The input is a random matrix with exact entry laws (finite, Gaussian, Pareto), independent
+except for its copies.  Integrals follow Lean's Bochner integral (0 for a non-integrable
+integrand): the ``moments`` fact.  E[‖S‖²/‖L‖²] (x/0 = 0) is exact wherever the law allows
+(the ``enumeration`` fact: value patterns, the iid convolution, N = 1, a zero product) or
+sampled (the ``monte_carlo`` fact, sampler ``mt19937-boxmuller/2``, seed derived from the
+input): then the conclusion is consistent / inconsistent at level δ, evidence empirical.
+Lean's implicit σ (σ_K, σ_Q, v, v_K, v_Q) is Lean's ∫ X² of its matrix's first entry (1 if
+none).  Every hypothesis is decided on the input; hMeas / hmeas hold on every law input (each
+entry a measurable map) -- no input violates them alone (lean_map: unprobeable)."""
 
 from __future__ import annotations
 
 from flint import fmpq
 
+from . import sampling as SMP
+from .. import limits
 from ..derive import Ctx, lean_div
-from ..jsonio import Invalid, qstr, rat, require
+from ..jsonio import Invalid, Undecided, qstr, rat, require
 from ..table import A, predicate, thm
 from ..wellformed import Args, kind
-from .. import limits
 
 C1, C2, P5 = "integral_frobSq_iid", "integral_frobSq_qk", "expected_symmetric_energy_low_rank_qk"
 LAW = ("law",)
 
 
-def _grids(q: Ctx) -> dict:
-    return q.arg("laws")
-
-
-def _block(q: Ctx, name: str) -> list:
-    g = _grids(q)
-    if name not in g:
+def _laws(q: Ctx, name: str) -> list:
+    """The distinct entry laws of L, W_K or W_Q (once per input: predicates cost O(n·N))."""
+    d = q.arg("distinct")
+    if name not in d:
         raise Invalid("input", f"an input of model {q.inp['model']} has no entry laws of {name}")
-    return q.memo(("block", name), lambda: [l for r in g[name] for l in r])
-
-
-def _m1(l: tuple) -> fmpq:
-    return l[1] if l[0] == "gauss" else l[2]
+    return d[name]
 
 
 def _s2(q: Ctx, name: str) -> fmpq:
-    b = _block(q, name)
-    return b[0][3] if b else fmpq(1)
+    _laws(q, name)
+    g = q.arg("laws")[name]
+    return SMP.m2(g[0][0]) if g and g[0] else fmpq(1)
 
 
 def _gauss0(l: tuple, v: fmpq) -> bool:
-    """The law is gaussianReal 0 v (v = 0: the point mass at 0)."""
-    return (l[0] == "gauss" and l[1] == 0 and l[2] == v) or (v == 0 and l[1] == [(0, 1)])
+    """gaussianReal 0 v (v = 0: the point mass at 0)."""
+    return (l[0] == "gauss" and l[1] == 0 and l[2] == v) or (v == 0 and SMP.zero(l))
 
 
 def _n(q: Ctx) -> int:
     return q.arg("n")
 
 
-# hMemLp, hMeas, hIndep hold on every law input: a product of finite or Gaussian laws
-for _pid in ("memLp_two", "WK_memLp_two", "WQ_memLp_two", "entries_aemeasurable", "entries_independent"):
-    predicate(_pid, lambda q: _grids(q) is not None)
+def _independent(q: Ctx) -> bool:
+    """No copy of a random entry (a copy of a point mass is independent of everything)."""
+    g = q.arg("laws")
+    return all(g[s[0]][s[1]][s[2]][0] == "atoms" and len(g[s[0]][s[1]][s[2]][1]) == 1
+               for s, _ in q.arg("copies").values())
+
+
+predicate("memLp_two", lambda q: all(SMP.l2(l) for l in _laws(q, "L")))
+predicate("WK_memLp_two", lambda q: all(SMP.l2(l) for l in _laws(q, "W_K")))
+predicate("WQ_memLp_two", lambda q: all(SMP.l2(l) for l in _laws(q, "W_Q")))
+predicate("entries_aemeasurable", lambda q: q.arg("laws") is not None)
+predicate("entries_independent", _independent)
 predicate("N_pos", lambda q: q.inp["N"] > 0)
 predicate("n_pos", lambda q: _n(q) > 0)
 predicate("n_le_N", lambda q: q.inp["n"] <= q.inp["N"])
 for _x, _b in (("", "L"), ("WK_", "W_K"), ("WQ_", "W_Q")):
-    predicate(_x + "mean_zero", lambda q, b=_b: all(_m1(l) == 0 for l in _block(q, b)))
-    # σ² once per block, not once per entry (a quadratic predicate on N = n = 512 laws, issue 18)
+    predicate(_x + "mean_zero", lambda q, b=_b: all(SMP.m1(l) == 0 for l in _laws(q, b)))
     predicate(_x + ("second_moment_eq" if _x else "second_moment_eq_sigma_sq"),
-              lambda q, b=_b: (lambda s2: all(l[3] == s2 for l in _block(q, b)))(_s2(q, b)))
-    predicate(_x + "entries_gaussian", lambda q, b=_b: (lambda s2: all(_gauss0(l, s2) for l in _block(q, b)))(_s2(q, b)))
+              lambda q, b=_b: all(SMP.m2(l) == _s2(q, b) for l in _laws(q, b)))
+    predicate(_x + "entries_gaussian", lambda q, b=_b: all(_gauss0(l, _s2(q, b)) for l in _laws(q, b)))
 for _p, _b in (("sigma", "L"), ("v", "L"), ("sigmaK", "W_K"), ("sigmaQ", "W_Q"), ("vK", "W_K"), ("vQ", "W_Q")):
     predicate(_p + "_ne_zero", lambda q, b=_b: _s2(q, b) != 0)
 
 
-def _moments(q: Ctx) -> dict:
-    """E‖L‖², E tr(L·L), E‖S‖², E‖T‖² (the moments fact: derived from the law and stated)."""
-    return q.fact("moments", "L").values
+def _moment(q: Ctx, key: str) -> fmpq:
+    """Lean's ∫ of the integrand ``key`` (the moments fact); Undecided when its integrability is not decided."""
+    f = q.fact("moments", "L")
+    if f.values[key] is None:
+        raise Undecided(f.why[key])
+    return f.values[key]
 
 
 def _ratio_is(q: Ctx, which: int, target: fmpq) -> bool:
-    """E[‖S‖²/‖L‖²] (which = 0) or E[‖T‖²/‖L‖²] (1) equals target: exactly by enumeration, or
-    empirically: target lies in the Hoeffding interval of the re-drawn sample."""
+    """E[‖S‖²/‖L‖²] (which = 0) or E[‖T‖²/‖L‖²] (1) equals target: exactly (enumeration fact), or
+    empirically: target in the Hoeffding interval of the re-drawn sample (consistent / inconsistent)."""
     if q.has("enumeration", "energy"):
         e = q.fact("enumeration", "energy")
         return (e.E_ratio_S, e.E_ratio_T)[which] == target
-    lo, hi = q.fact("monte_carlo", "energy").intervals[which]
+    if not q.has("monte_carlo", "energy"):
+        SMP.mc_caps(q.args)   # past a cap the producer states undecided (Undecided here, naming the cap) ...
+        raise Invalid("witnesses", "a monte_carlo witness of energy is needed and missing")   # ... else one is owed
+    mc = q.fact("monte_carlo", "energy")
+    lo, hi = mc.intervals[which]
     q.empirical = True
-    q.sample = {"statistic": "hoeffding_interval", "confidence": qstr(1 - rat(q.arg("monte_carlo")["delta"])),
-                "seed": "input.monte_carlo.seed"}
+    q.sample = {"seed": SMP.seed(q.inp), "seed_derivation": SMP.SEED_DERIVATION, "confidence": qstr(1 - mc.delta),
+                "test": "hoeffding-mean", "statistic": {"samples": mc.samples, "interval": [qstr(lo), qstr(hi)],
+                                                        "target": qstr(target)}}
     return lo <= target <= hi
 
 
@@ -100,11 +113,11 @@ def _v(q: Ctx) -> fmpq:
 
 
 def _is(key: str, f):
-    return lambda q: _moments(q)[key] == f(_N(q)) * _v(q)
+    return lambda q: _moment(q, key) == f(_N(q)) * _v(q)
 
 
 def _div(key: str, sgn: int):
-    return lambda q: lean_div(_moments(q)[key], _moments(q)["E_frobSq"]) == _t(q, sgn)
+    return lambda q: lean_div(_moment(q, key), _moment(q, "E_frobSq")) == _t(q, sgn)
 
 
 SQ, SYM, SKEW = (lambda N: N * N), (lambda N: N * (N + 1) / 2), (lambda N: N * (N - 1) / 2)
@@ -141,34 +154,66 @@ for _name, _st, _bs, _fn in (
 
 
 def _law(j: dict) -> tuple:
-    """("atoms", [(v, p), …], m1, m2) or ("gauss", mean, variance > 0, m2); variance 0 is a point mass."""
+    """("atoms", [(v, p), …]) -- a Gaussian of variance 0 is the point mass at its mean --,
+    ("gauss", m, v) with v > 0, or ("pareto", x_m, α, symmetric) with x_m > 0, 1/4 ≤ α ≤ 64."""
     if "gaussian" in j:
         m, v = rat(j["gaussian"]["mean"]), rat(j["gaussian"]["variance"])
         require(v >= 0, "input", "a Gaussian variance must be ≥ 0")
-        if v:
-            return ("gauss", m, v, v + m * m)
-        at = [(m, fmpq(1))]
-    else:
-        at = [(rat(x), rat(p)) for x, p in j["atoms"]]
-        ok = all(p > 0 for _, p in at) and sum(p for _, p in at) == 1 and all(a[0] < b[0] for a, b in zip(at, at[1:]))
-        require(ok, "input", "a finite law needs strictly increasing atoms with positive probabilities summing to 1")
-    return ("atoms", at, sum(p * x for x, p in at), sum(p * x * x for x, p in at))
+        return ("gauss", m, v) if v else ("atoms", [(m, fmpq(1))])
+    if "pareto" in j:
+        xm, a = rat(j["pareto"]["scale"]), rat(j["pareto"]["shape"])
+        require(xm > 0 and fmpq(1, 4) <= a <= 64, "input", "a Pareto law needs scale > 0 and 1/4 ≤ shape ≤ 64")
+        return ("pareto", xm, a, j["pareto"]["symmetric"])
+    at = [(rat(x), rat(p)) for x, p in j["atoms"]]
+    ok = all(p > 0 for _, p in at) and sum(p for _, p in at) == 1 and all(a[0] < b[0] for a, b in zip(at, at[1:]))
+    require(ok, "input", "a finite law needs strictly increasing atoms with positive probabilities summing to 1")
+    return ("atoms", at)
 
 
 @kind("law")
-def _wf_law(i: dict) -> Args:
-    """A random matrix with independent entries: L (N × N, model iid) or W_K, W_Q (n × N,
-    model qk); each entry a probability law; the Monte Carlo parameters when sampled."""
+def _law_input(i: dict) -> Args:
+    """A random matrix with exact entry laws: L (N × N, model iid) or W_K, W_Q (n × N, model qk);
+    each entry a probability law -- one law, or the distinct laws once and an index per entry
+    (``distinct`` lists the laws used, so a predicate over every entry costs O(n·N)); ``uniform``
+    the law of a matrix given by one law;
+    ``copies`` {target entry: (source entry, ±1)}: the target is ±the source, so its stated law
+    must be that law, no source is a target, no target twice; the Monte Carlo parameters."""
     N = i["N"]
-    rows = N if i["model"] == "iid" else i["n"]
-    grids = {}
-    for k in ("L",) if i["model"] == "iid" else ("W_K", "W_Q"):
+    n = i.get("n", 0)
+    rows = N if i["model"] == "iid" else n
+    names = ("L",) if i["model"] == "iid" else ("W_K", "W_Q")
+    grids, uniform, distinct = {}, {}, {}
+    for k in names:
         x = i[k]
         limits.over("entry laws", rows * N, limits.MAX_INLINE_ENTRIES, "MAX_INLINE_ENTRIES")
-        g = [[_law(x)] * N for _ in range(rows)] if isinstance(x, dict) else [[_law(l) for l in r] for r in x]
+        if "index" not in x:   # one law for every entry
+            law = _law(x)
+            grids[k], uniform[k], distinct[k] = [[law] * N for _ in range(rows)], law, [law] if rows * N else []
+            continue
+        table = [_law(l) for l in x["laws"]]   # the distinct laws once; each entry an index into them
+        idx = [[int(i) for i in r.split(",")] if r else [] for r in x["index"]]   # the schema's pattern: digits
+        require(all(i < len(table) for r in idx for i in r), "input", f"{k}: an index is past its laws")
+        g = [[table[i] for i in r] for r in idx]
         require(len(g) == rows and all(len(r) == N for r in g), "input", f"{k} must be {rows}×{N} laws")
-        grids[k] = g
+        grids[k], uniform[k] = g, None
+        used = {i for r in idx for i in r}
+        distinct[k] = [table[i] for i in sorted(used)]
+    copies: dict = {}
+    for c in i.get("copies", []):
+        t, s = tuple(c["entry"]), tuple(c["of"])
+        for e in (t, s):
+            require(e[0] in names and e[1] < rows and e[2] < N, "input", f"copy endpoint {list(e)} is outside the matrices")
+        require(t != s and t not in copies, "input", f"entry {list(t)} is copied twice, or from itself")
+        copies[t] = (s, c["sign"])
+    for t, (s, sign) in copies.items():
+        require(s not in copies, "input", f"entry {list(s)} is itself a copy")
+        src = grids[s[0]][s[1]][s[2]]
+        want = src if sign == 1 else SMP.negated(src)
+        require(want is not None and want == grids[t[0]][t[1]][t[2]], "input",
+                f"entry {list(t)} is ±{list(s)}: its stated law must be that law")
     mc = i.get("monte_carlo")
     if mc is not None:
-        require(0 < rat(mc["delta"]) < 1, "input", "monte_carlo.delta must lie in (0, 1)")
-    return Args(N=N, n=i.get("n", 0), model=i["model"], laws=grids, monte_carlo=mc)
+        d = rat(mc["delta"])
+        require(d.p == 1 and 20 <= d.q <= 10 ** 12, "input", "monte_carlo.delta must be 1/k with 20 ≤ k ≤ 10^12")
+    return Args(N=N, n=n, model=i["model"], laws=grids, uniform=uniform, distinct=distinct, copies=copies,
+                monte_carlo=mc)
