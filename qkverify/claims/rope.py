@@ -163,13 +163,29 @@ def rope_report(s: Subject) -> dict:
 
 # -- predicates -----------------------------------------------------------------------------------
 
+def _inverse_witness(s: Subject, X, of: str) -> bool:
+    """Whether X is invertible, with the witness the kernel multiplies back: X⁻¹, or a nonzero
+    integer v with X·v = 0 (then Lean's X⁻¹ is 0)."""
+    from ..exact.rational import fmpq_str
+
+    if X.det() != 0:
+        Y = X.inv()
+        s.witness({"kind": "inverse", "of": of, "rows": [[fmpq_str(Y[i, j]) for j in range(Y.ncols())]
+                                                        for i in range(Y.nrows())]})
+        return True
+    K, _ = X.numer_denom()[0].nullspace()
+    s.witness({"kind": "inverse", "of": of, "null": [str(K[i, 0]) for i in range(K.nrows())]})
+    return False
+
+
 @predicate("B0_nondegenerate")
 def _h0(s: Subject) -> bool:
-    """B_0 is nondegenerate (binder ``h0``): det G_0 ≠ 0; for a real head det A·det B ≠ 0."""
+    """B_0 is nondegenerate (binder ``h0``): det G_0 ≠ 0; for a real head det A·det B ≠ 0 (each
+    with its inverse witness)."""
     if s.kind == "forms":
-        return _G(s)[0].det() != 0
+        return _inverse_witness(s, _G(s)[0], "B0")
     h = _head(s)
-    return h.A.det() != 0 and h.B.det() != 0
+    return _inverse_witness(s, h.A, "WK_H") and _inverse_witness(s, h.B, "WQ_H")
 
 
 @predicate("k_ge_two")
@@ -183,7 +199,7 @@ def _hS(s: Subject) -> bool:
     """T_d = S^d for every d < k (binder ``hS``), S the input's candidate or the reading's operator."""
     if s.kind == "rope_weights":
         return _k(s) < 2 or _decide(s)[0]
-    if "S" not in s.inp.doc or _G(s)[0].det() == 0:
+    if "S" not in s.inp.doc or not _h0(s):
         return False
     S = _ratmat(s.inp["S"])
     return all(T == mat_pow(S, d) for d, T in enumerate(_T(s)))

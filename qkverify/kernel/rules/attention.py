@@ -13,17 +13,29 @@
 from __future__ import annotations
 
 import ast
-from math import isqrt
+from math import comb, isqrt
 
 from flint import arb, arb_mat, ctx, fmpq, fmpq_mat, fmpq_mpoly_ctx, fmpz_mat
 
+from .. import limits
 from .. import weights as W
 from ..derive import PREC, Ctx
 from ..jsonio import Invalid, Undecided, rat, ratmat, require
 from ..table import MT, NotEvaluable, dfn, predicate, thm
+from ..wellformed import Args, kind, matrix, square, vector
 
 AF, BI, TR, Q3 = ("attention_function",), ("biaffine",), ("transformer",), "qkv_homogenizes_to_bilinear"
 NORM_PREC = 64  # bits of the trace-power bound of ‖W_1‖, ‖W_2‖ (hM)
+
+
+def _deg(p) -> int:
+    return max(p.total_degree(), 0)
+
+
+def _room(degree: int, terms: int) -> None:
+    """Undecided before an expression is multiplied out past the caps (degree, and a bound on terms)."""
+    limits.over("degrees of an expression", degree, limits.MAX_EXPR_DEGREE, "MAX_EXPR_DEGREE")
+    limits.over("terms of an expression", terms, limits.MAX_EXPR_TERMS, "MAX_EXPR_TERMS")
 
 
 def rational_function(text: str, C: fmpq_mpoly_ctx):
@@ -35,9 +47,13 @@ def rational_function(text: str, C: fmpq_mpoly_ctx):
             (p, q), op = ev(n.left), n.op
             if isinstance(op, ast.Pow):
                 e = n.right.value if isinstance(n.right, ast.Constant) else None
-                require(type(e) is int and abs(e) <= 64 and (e >= 0 or not p.is_zero()), "input", "bad exponent")
+                require(type(e) is int and abs(e) <= limits.MAX_EXPONENT and (e >= 0 or not p.is_zero()), "input",
+                        "bad exponent")
+                t = max(len(p), len(q), 1)
+                _room(abs(e) * max(_deg(p), _deg(q)), comb(t + abs(e) - 1, abs(e)))   # monomials of a power
                 return (p ** e, q ** e) if e >= 0 else (q ** -e, p ** -e)
             r, s = ev(n.right)
+            _room(max(_deg(p), _deg(q)) + max(_deg(r), _deg(s)), max(len(p), len(q)) * max(len(r), len(s)))
             if isinstance(op, (ast.Add, ast.Sub)):
                 return (p * s + r * q if isinstance(op, ast.Add) else p * s - r * q), q * s
             if isinstance(op, ast.Mult):
@@ -497,3 +513,53 @@ thm(MT + "homScore_eq", Q3, TR, (), lambda q: _hom_scores(q) == _qkv_scores(q, _
 thm(MT + "isPolyFun_bilinear", Q3, TR, (), _poly_bilinear)
 thm(MT + Q3, Q3, TR, (("ha", "qkv_attention_functions"),),
     lambda q: _hom_scores(q, [fmpq(1)] * _X(q).nrows()) == _qkv_scores(q, _X(q)))
+
+
+# -- the input kinds of this section: their Lean types (the well-formedness pass, kernel/wellformed.py)
+
+
+@kind("attention_function")
+def _wf_attention_function(i: dict) -> Args:
+    """σ : C^k → ℝ^k (k scores), w : C^k → ℝ^k (k weights), φ : ℝ^k → ℝ."""
+    k = i["k"]
+    require(len(i["scores"]) == k, "input", f"scores: k = {k} expressions are needed")
+    pot, wts = i["potential"], i["weights"]
+    if "quadratic" in pot:
+        Q = square(pot["quadratic"]["Q"], "Q", k)
+        require(Q == Q.transpose(), "input", "the quadratic potential's Q must be symmetric")
+        vector(pot["quadratic"]["b"], "b", k)
+    if "softmax" in wts:
+        require(len(wts["softmax"]["scores"]) == k, "input", f"softmax scores: k = {k} expressions are needed")
+    else:
+        require(len(wts["polynomial"]) == k, "input", f"weights: k = {k} expressions are needed")
+    return Args(k=k, N=i["N"])
+
+
+@kind("biaffine")
+def _wf_biaffine(i: dict) -> Args:
+    N = i["N"]
+    a = Args(N=N)
+    if "decomposition" in i:
+        d = i["decomposition"]
+        a["B"], a["L"], a["R"] = square(d["B"], "B", N), vector(d["L"], "L", N), vector(d["R"], "R", N)
+        a["D"] = rat(d["D"])
+    return a
+
+
+@kind("transformer")
+def _wf_transformer(i: dict) -> Args:
+    """Tokens x : C^ℓ (ℓ × N), heads (weights ℓ × ℓ, or W_Q, W_K n × N), value maps
+    W_V (d × N), W_O (N × d), M(y) = W_2 act(W_1 y + b_1) + b_2; inline parts checked here,
+    tensor parts when read (:func:`shape`)."""
+    a = Args()
+    if isinstance(i["x"], list):
+        X = matrix(i["x"], "x (tokens as rows)")
+        a["x"], a["ell"], a["N"] = X, X.nrows(), X.ncols()
+    for h, head in enumerate(i["heads"]):
+        if "weights" in head and "ell" in a:
+            square(head["weights"], f"heads[{h}].weights", a["ell"])
+    if "positions" in i and "ell" in a:
+        a["positions"] = matrix(i["positions"], "positions", a["ell"], a["N"])
+    if "alpha" in i and "ell" in a:
+        a["alpha"] = vector(i["alpha"], "alpha", a["ell"])
+    return a

@@ -10,12 +10,14 @@ from __future__ import annotations
 import functools
 import math
 
-from flint import arb, fmpq, fmpq_mat, fmpq_poly, fmpz_poly
+from flint import fmpq, fmpq_mat, fmpq_poly
 
-from ..algebra import Quad, Root, cmp, count_with_multiplicity, precision, to_arb
+from ..algebra import Quad, cmp, count_with_multiplicity, precision, to_arb
 from ..derive import Ctx, derived, eye, frob, trace
-from ..jsonio import Undecided, require
+from ..jsonio import Undecided, rat, require
 from ..table import A, NotEvaluable, dfn, predicate, thm
+from ..wellformed import Args, kind, square, vector
+from ..wellformed import S_of_x, even_x, needs
 
 VEC, HEAD = ("vector",), ("head",)
 B0, L7, L8, C0, L9 = "MemLambdaSet", "pairingScore_eq", "pairingScore_eq_one_iff", "statO", "statO_eq_tsum_odd_moments"
@@ -89,12 +91,13 @@ reals = lambda v: [t.real() for t in v]  # noqa: E731
 
 
 predicate("mem_Lambda", lambda q: mem(X(q)))
-dfn(A + "MemLambdaSet", B0, VEC, lambda q: mem(X(q)))
-dfn(A + "lamPlus", B0, VEC, lambda q: reals(lp(X(q))))
-dfn(A + "lamMinus", B0, VEC, lambda q: reals(lm(X(q))))
-dfn(A + "imbalance", B0, VEC, lambda q: imb(X(q)).real())
-dfn(A + "statC", B0, VEC, lambda q: C(X(q)).real())
-dfn(A + "pairingScore", B0, VEC, lambda q: P(X(q)))
+E2M = (even_x,)  # x : Fin (2m) → ℝ
+dfn(A + "MemLambdaSet", B0, VEC, lambda q: mem(X(q)), args=E2M)
+dfn(A + "lamPlus", B0, VEC, lambda q: reals(lp(X(q))), args=E2M)
+dfn(A + "lamMinus", B0, VEC, lambda q: reals(lm(X(q))), args=E2M)
+dfn(A + "imbalance", B0, VEC, lambda q: imb(X(q)).real(), args=E2M)
+dfn(A + "statC", B0, VEC, lambda q: C(X(q)).real(), args=E2M)
+dfn(A + "pairingScore", B0, VEC, lambda q: P(X(q)), args=E2M)
 dfn(A + "iotaMap", B0, VEC, lambda q: reals(iota(X(q))))
 
 
@@ -119,11 +122,17 @@ for _n, _f, _b in (  # Lemma 7 (BimodalIdentities.lean)
         ("two_mul_statC_le_one", lambda x: (1 - 2 * C(x)).sign() >= 0, HX),
         ("pairingScore_nonneg", lambda x: cmp(P(x), fmpq(0)) >= 0, HX),
         ("pairingScore_le_one", lambda x: cmp(P(x), fmpq(1)) <= 0, HX)):
-    thm(A + _n, L7, VEC, _b, lambda q, f=_f: f(X(q)))
+    thm(A + _n, L7, VEC, _b, lambda q, f=_f: f(X(q)), args=E2M)
 
 
 _D = lambda x: dot(*2 * [[a - b for a, b in zip(x, iota(x))]]).rational()  # noqa: E731
 _add = lambda u, v: [a + b for a, b in zip(u, v)]  # noqa: E731
+
+
+def _l8_args(name: str) -> tuple:
+    """iotaMap's lemmas take x (and y, c) of any length n; the others x of length 2m."""
+    extra = (needs("y"),) if "add" in name or name.startswith("sum_iotaMap") else (needs("c"),) if "smul" in name else ()
+    return extra + (() if name.startswith(("iotaMap_", "sum_iotaMap")) else E2M)
 
 
 for _n, _f, _b in (  # Lemma 8 (BimodalInvolution.lean)
@@ -141,7 +150,7 @@ for _n, _f, _b in (  # Lemma 8 (BimodalInvolution.lean)
         ("sum_sq_sub_iotaMap", lambda q, x: _D(x) == 2 * qP(x), HX_),
         ("pairingScore_eq_dist_iotaMap", lambda q, x: qP(even(x)) == _D(x) / 2, HX),  # √a = √D/√2 ⇔ a = D/2
         ("pairingScore_eq_one_iff", lambda q, x: (cmp(P(x), fmpq(1)) == 0) == (iota(x) == x), HX)):
-    thm(A + _n, L8, VEC, _b, lambda q, f=_f: f(q, X(q)))
+    thm(A + _n, L8, VEC, _b, lambda q, f=_f: f(q, X(q)), args=_l8_args(_n))
 
 dfn(A + "statO", C0, VEC, lambda q: stO(X(q)).real())
 dfn(A + "statE", C0, VEC, lambda q: stE(X(q)).real())
@@ -213,7 +222,7 @@ for _n, _f, _b in (  # Lemma 9 (OEEquivalences.lean)
         ("trace_eq_statO", lambda q: _traces(q, _S_in(q), vec(q)[1], "sI_minus_S2")[0] == stO(X(q)), TR),
         ("trace_eq_statE", lambda q: _traces(q, _S_in(q), vec(q)[1], "sI_minus_S2")[1] == stE(X(q)), TR),
         ("trace_eq_statR", lambda q: _traces(q, _S_in(q), vec(q)[1], "sI_minus_S2")[2] == stR(X(q)), TR)):
-    thm(A + _n, L9, VEC, _b, _f)
+    thm(A + _n, L9, VEC, _b, _f, args=E2M + ((S_of_x,) if _n.startswith("trace_eq") else ()))
 
 
 # -- Lemma 10 (GramForm.lean) ---------------------------------------------------------
@@ -305,3 +314,21 @@ for _n_, _f, _b in (
         (f"{nm}_eq_trace", lambda q, i=i: _stats_lam(q, i) == _traces(q, _K(q), frob(q.mat("S")), "sI_minus_K2")[i], HMNH)
         for i, nm in enumerate(("statO", "statE", "statR"))):
     thm(G + _n_, L10, HEAD, _b, _f)
+
+
+# -- the input kinds of this section: their Lean types (the well-formedness pass, kernel/wellformed.py)
+
+
+@kind("vector")
+def _wf_vector(i: dict) -> Args:
+    """x : Fin n → ℝ; y of the same length; c : ℝ; S square (its size is tied to x by each
+    declaration, e.g. 2m × 2m for Lemma 9)."""
+    x = vector(i["x"], "x")
+    a = Args(x=x, normalize=i["normalize"], n=len(x))
+    if "y" in i:
+        a["y"] = vector(i["y"], "y", len(x))
+    if "c" in i:
+        a["c"] = rat(i["c"])
+    if "S" in i:
+        a["S"] = square(i["S"], "S")
+    return a

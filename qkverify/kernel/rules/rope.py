@@ -16,9 +16,10 @@ from flint import arb, ctx, fmpq, fmpq_mat
 
 from .. import gguf
 from .. import weights as W
-from ..derive import PREC, Ctx
+from ..derive import PREC, Ctx, derived
 from ..jsonio import Undecided, rat, ratmat, require
 from ..table import MT, dfn, predicate, thm
+from ..wellformed import Args, kind, square
 
 D3, P1, FORMS, RW = "IsRoPELike", "isRoPELike_iff", ("forms",), ("rope_weights",)
 H0 = (("h0", "B0_nondegenerate"),)
@@ -34,8 +35,13 @@ def _k(q: Ctx) -> int:
     return q.inp["k"] if q.kind == "rope_weights" else len(q.inp["B"])
 
 
+def _L0inv(q: Ctx) -> fmpq_mat:
+    """L_0⁻¹ from the inverse witness of B_0 (Lean: 0 when B_0 is degenerate); never computed."""
+    return q.fact("inverse", "B0").Y
+
+
 def _T(q: Ctx) -> list[fmpq_mat]:
-    return q.memo("T", lambda: [_G(q)[0].inv() * G for G in _G(q)])
+    return q.memo("T", lambda: [_L0inv(q) * G for G in _G(q)])
 
 
 def _pow(S: fmpq_mat, d: int) -> fmpq_mat:
@@ -122,8 +128,8 @@ def _same_rotation(q: Ctx) -> bool:
 
 def _nondegenerate(q: Ctx) -> bool:
     if q.kind == "forms":
-        return _G(q)[0].det() != 0
-    return _rows(q, "W_K").det() != 0 and _rows(q, "W_Q").det() != 0
+        return not q.fact("inverse", "B0").singular
+    return not q.fact("inverse", "WK_H").singular and not q.fact("inverse", "WQ_H").singular
 
 
 def _hS(q: Ctx) -> bool:
@@ -134,13 +140,40 @@ def _hS(q: Ctx) -> bool:
     return _nondegenerate(q) and all(T == _pow(ratmat(q.inp["S"]), d) for d, T in enumerate(_T(q)))
 
 
+derived("B0")(lambda q: _G(q)[0])
+derived("WK_H")(lambda q: _rows(q, "W_K"))
+derived("WQ_H")(lambda q: _rows(q, "W_Q"))
 predicate("B0_nondegenerate", _nondegenerate)
 predicate("k_ge_two", lambda q: _k(q) >= 2)
 predicate("ropeT_eq_pow", _hS)
 dfn(MT + "ropeL", D3, FORMS, lambda q: list(_G(q)))
-dfn(MT + "ropeL0Equiv", D3, FORMS, lambda q: [_G(q)[0], _G(q)[0].inv()], H0)
+dfn(MT + "ropeL0Equiv", D3, FORMS, lambda q: [_G(q)[0], _L0inv(q)], H0)
 dfn(MT + "ropeT", D3, FORMS, _T, H0)
 dfn(MT + "IsRoPELike", D3, FORMS + RW, _rope_like, H0)
 thm(MT + P1, P1, FORMS + RW, H0, lambda q: _rope_like(q) == _pow_side(q))
 thm(MT + "eq_ropeT_one_of_forall", P1, FORMS + RW, (("hk", "k_ge_two"),) + H0 + (("hS", "ropeT_eq_pow"),),
     lambda q: _same_rotation(q) if q.kind == "rope_weights" else ratmat(q.inp["S"]) == _T(q)[1])
+
+
+# -- the input kinds of this section: their Lean types (the well-formedness pass, kernel/wellformed.py)
+
+
+@kind("forms")
+def _wf_forms(i: dict) -> Args:
+    """B : ℕ → bilinear forms on H = ℝ^n (k Gram matrices, one n); S ∈ End(H) when given."""
+    Gs = [square(B, f"B[{d}]") for d, B in enumerate(i["B"])]
+    n = Gs[0].nrows()
+    require(all(G.nrows() == n for G in Gs), "input", "the forms must be n × n of one n (one space H)")
+    a = Args(G=Gs, n=n, k=len(Gs))
+    if "S" in i:
+        a["S"] = square(i["S"], "S", n)
+    return a
+
+
+@kind("rope_weights")
+def _wf_rope_weights(i: dict) -> Args:
+    (a, b), (c, d), cols = i["W_Q"]["rows"], i["W_K"]["rows"], i["cols"]
+    n = b - a
+    require(a < b and d - c == n, "input", "W_Q and W_K must be slices of n rows each")
+    require(len(set(cols)) == len(cols) == n, "input", "cols: n distinct columns of C")
+    return Args(n=n, k=i["k"])
