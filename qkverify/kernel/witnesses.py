@@ -138,23 +138,30 @@ def rank_of(w: dict, X: fmpq_mat) -> Rank:
     return Rank(r, tuple(tuple(int(v) for v in y) for y in K))
 
 
+def invertible(c: Cells) -> bool:
+    """X is invertible, read off its Cells fact: 0 is not a root of charpoly(X), i.e. the
+    fact's ``zero`` (the multiplicity of x in charpoly(X), checked exactly by
+    :func:`cells_of`) is 0 -- the constant term ±det X is nonzero."""
+    return c.zero == 0 and c.charpoly.degree() >= 1
+
+
 def rank_from_cells(w: dict, q) -> Rank:
-    """Rank(M) = 2n for a weights head from its cells witness (``"from": "cells"``).
+    """Rank(M) = 2n for a weights head from its Cells fact (witness ``"from": "cells"``).
 
     Proof: the cells checker has computed charpoly(X) of X = J·Z·Zᵀ (M = Z·2^e, Z
-    integer 2n × N).  Its constant term is ±det X = ±det J·det(Z Zᵀ) with det J = ±1;
-    if it is nonzero, Z Zᵀ (2n × 2n) is invertible, so rank Z ≥ rank Z Zᵀ = 2n, and
-    rank M = rank Z ≤ 2n (its row count): rank M = 2n.  Nothing is computed beyond
-    the cells witness's own check; a head whose charpoly(X) has a zero constant term
+    integer 2n × N) and the exact multiplicity of its root 0.  If 0 is not a root,
+    det X = det J·det(Z Zᵀ) ≠ 0 with det J = ±1, so Z Zᵀ (2n × 2n) is invertible,
+    rank Z ≥ rank Z Zᵀ = 2n, and rank M = rank Z ≤ 2n (its row count): rank M = 2n.
+    Nothing is computed beyond the cells witness's own check; a head where 0 is a root
     (rank-deficient) is refused -- it needs the minor and kernel-vector form."""
     what = "rank witness of M"
     require(q.kind == "weights", what, "a rank from cells needs a weights head (its cells witness)")
     n2 = 2 * q.arg("n")
     require(w["rank"] == n2, what, f"a rank from cells can only state rank M = 2n = {n2}")
-    c = q.fact("cells", "JZZt")
-    require(n2 >= 1 and c.charpoly.degree() == n2 and c.charpoly.coeffs()[0] != 0, what,
+    c: Cells = q.fact("cells", "JZZt")
+    require(n2 >= 1 and c.charpoly.degree() == n2 and invertible(c), what,
             "charpoly(J·Z Zᵀ) has a zero constant term: Z Zᵀ is singular, rank M < 2n")
-    return Rank(n2, ())
+    return Rank(rank=n2, kernel=())
 
 
 @checker("rank")
