@@ -972,6 +972,7 @@ def head_spectrum(gd: GramData, rank: int, digits: int = 9, budget: Budget | Non
             for j, (ra, rb) in apart.items():
                 dec.roots[j] = (ra, 1)
                 dec.roots[k_nz - 1 - j] = (rb, -1)
+            stuck_all -= set(dec.roots)
             order_loop(lambda i: MAX_CELL_LEVEL if i in dec.roots else order_cap(i))
             sym_ = order_symbols(ibounds()[0], n_pos)
             order = [o if o != "?" or j in equal_pairs else (sym_[j] or "?") for j, o in enumerate(order)]

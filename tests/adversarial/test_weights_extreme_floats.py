@@ -134,3 +134,28 @@ def test_unordered_pairs_leave_c_and_d_undecided(tmp_path, monkeypatch, capsys):
                        "profileD": "undecided", "profile": "undecided"}, (h, rec)
         assert main(["verify", f"out/{h}.profile.json"]) == 0
         assert "valid (profile: undecided" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("t", [200, 600])
+def test_near_tie_far_below_the_enclosures_is_ordered(tmp_path, monkeypatch, capsys, t):
+    """L = u vᵀ with u = (1, 0), v = (2^-t, 1) (one head, d_head = 1): S has the eigenvalues
+    (√(1 + ε²) ± ε)/2, ε = u·v = 2^-t, so α_0 − β_0 = ε is 2^-t of α_0 -- beyond the float and arb
+    enclosures; the producer's cells still separate them (by the exact roots) and the kernel
+    decides.  By hand (‖L‖² = 1 + ε², ‖T‖² = ½, 2α_0β_0 = ½): a = b = ½/(1 + ε²), c = ε²/(1 + ε²),
+    d = 0."""
+    monkeypatch.chdir(tmp_path)
+    q, k = np.array([[2.0 ** -t, 1.0], [1.0, 0.0]]), np.array([[1.0, 0.0], [0.0, 1.0]])
+    _model(tmp_path / "m", q, k)   # head 0 is the one above (head 1: L = e_2 e_1ᵀ, a = 1)
+    assert main(["heads", "m", "--out", "out", "--no-plot", "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["verify", "out/L00H00.profile.json"]) == 0
+    assert "valid (profile: holds" in capsys.readouterr().out
+    rec = {d["check"]: d for d in json.loads(Path("out/L00H00.profile.json").read_text())["declarations"]}
+    eps2 = Fraction(1, 4 ** t)
+    assert Fraction(rec["profileA"]["value"]["exact"]) == Fraction(1, 2) / (1 + eps2)
+    assert rec["profileD"]["value"] == {"exact": "0"}
+    for key, v in (("B", Fraction(1, 2) / (1 + eps2)), ("C", eps2 / (1 + eps2))):
+        lo, hi = (Fraction(x) for x in rec["profile" + key]["value"]["enclosure"])
+        share = (1 - Fraction(1, 2) / (1 + eps2)) / 10 ** 6   # below 10^-6 of 1 − a the width is absolute
+        assert rec["profile" + key]["conclusion"] == "computed" and lo <= v <= hi
+        assert hi - lo < max(v, share) / 10 ** 8
