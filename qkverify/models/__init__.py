@@ -16,6 +16,7 @@ command that converts them.  No network access.
 from __future__ import annotations
 
 import importlib.util
+import numbers
 from pathlib import Path
 
 from ..errors import QKInputError
@@ -109,6 +110,10 @@ def load_model(spec: str | None = None, n_heads: int | None = None, n_kv_heads: 
     converts them), q/k normalisation or soft-capping without the option, and
     a hub id the local cache does not hold.
     """
+    for opt, v in (("n_heads", n_heads), ("n_kv_heads", n_kv_heads)):
+        # 0 is not "not given": a falsy 0 fell through to the config's count
+        if v is not None and (isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1):
+            raise QKInputError(f"--{opt.replace('_', '-')} {v}: a head count is a positive integer")
     path, canon = resolve_model(spec)
     name = name or canon
     if layout is not None or pre_softcap:

@@ -1,0 +1,94 @@
+"""A fresh reviewer's attacks on the command line (issues 18, 19, 21): what a
+careless or hostile user types.  Each case found a defect; each gives exit 2 in one
+line (no traceback, no exit 70, no long run), or the documented answer."""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+#: a refused command answers at once; the bound is for a loaded 2-core machine
+TIMEOUT = 60
+
+
+def run(cwd, *args, stdin=None):
+    env = dict(os.environ, MPLCONFIGDIR=str(cwd / ".mpl"))
+    return subprocess.run([sys.executable, "-m", "qkverify", *args], capture_output=True, text=True, cwd=cwd,
+                          env=env, timeout=TIMEOUT, input=stdin)
+
+
+def one_line(r, word):
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 2, (r.returncode, r.stderr[-500:])
+    assert len(lines) == 1 and lines[0].startswith("qkverify: ") and word in lines[0], r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def bert(folder, n_layers=2, n_heads=2, d_model=8, seed=0):
+    """A tiny BERT checkpoint (config.json + model.safetensors) with random float32 heads."""
+    from safetensors.numpy import save_file
+
+    rng = np.random.default_rng(seed)
+    t = {}
+    for l in range(n_layers):
+        for nm in ("query", "key"):
+            t[f"encoder.layer.{l}.attention.self.{nm}.weight"] = rng.standard_normal((d_model, d_model)).astype(
+                np.float32)
+    folder.mkdir(parents=True)
+    save_file(t, str(folder / "model.safetensors"))
+    (folder / "config.json").write_text(json.dumps({"model_type": "bert", "hidden_size": d_model,
+                                                    "num_attention_heads": n_heads,
+                                                    "num_hidden_layers": n_layers}))
+    return folder
+
+
+@pytest.mark.parametrize("opt", ["--n-heads", "--n-kv-heads"])
+def test_zero_head_count_is_refused_not_ignored(tmp_path, opt):
+    # --n-heads 0 was read as "not given" (a falsy 0): the default model was certified in full
+    # (72 heads, minutes), while --n-heads -1 was refused
+    one_line(run(tmp_path, "heads", "--no-certificates", opt, "0"), opt)
+
+
+def test_probes_with_an_empty_claim_is_refused(tmp_path):
+    # "" was read as "no claim": every statement was probed (minutes), while search "" is refused
+    one_line(run(tmp_path, "probes", ""), "unknown claim")
+
+
+@pytest.mark.parametrize("what", ["file", "missing"])
+def test_lean_audit_out_must_be_a_folder(tmp_path, what):
+    # --out naming a file or a missing folder audited 0 certificates and exited 0
+    target = tmp_path / "x.json"
+    if what == "file":
+        target.write_text("{}")
+    one_line(run(tmp_path, "lean-audit", "--out", str(target)), "--out")
+
+
+def test_heads_json_of_several_models_is_one_document(tmp_path):
+    # "wrote …/report.html (one page, a model selector)" went to stdout before the JSON
+    a, b = bert(tmp_path / "m1"), bert(tmp_path / "m2", seed=1)
+    r = run(tmp_path, "heads", str(a), str(b), "--json", "--out", str(tmp_path / "o"), "--no-plot")
+    assert r.returncode == 0, r.stderr[-800:]
+    doc = json.loads(r.stdout)
+    assert [m["model"]["name"] for m in doc["models"]] == ["m1", "m2"]
+
+
+def test_a_head_certificate_does_not_depend_on_the_selection(tmp_path):
+    """Certificates are facts: the certificate of head (1, 0) is the same bytes whether the run
+    selected every head or only layer 1; so a run over a subset resumes in the folder of a full
+    run (it was exit 2, "a different certificate exists": the first head *of the run* got the
+    exact cross-checks and recorded them)."""
+    m = bert(tmp_path / "m")
+    common = ["--no-plot", "--no-report", "--quiet"]
+    assert run(tmp_path, "heads", str(m), "--out", "all", *common).returncode == 0
+    r = run(tmp_path, "heads", str(m), "--out", "l1", "--layers", "1", *common)
+    assert r.returncode == 0, r.stderr
+    for name in ("L01H00.json", "L01H00.profile.json", "L01H01.json"):
+        assert (tmp_path / "l1" / name).read_bytes() == (tmp_path / "all" / name).read_bytes(), name
+    r = run(tmp_path, "heads", str(m), "--out", "all", "--layers", "1", "--heads", "1", *common)
+    assert r.returncode == 0, r.stderr
+    r = run(tmp_path, "heads", str(m), "--out", "h1", "--heads", "1", *common)
+    assert r.returncode == 0 and (tmp_path / "h1" / "L00H01.json").read_bytes() == \
+        (tmp_path / "all" / "L00H01.json").read_bytes()
