@@ -76,10 +76,12 @@ def add_arguments(p) -> None:
                    help="with query/key biases, write the exact linear terms W_Kᵀ b_Q and W_Qᵀ b_K in full into "
                         "heads.json (default: their exact squared norms and SHA-256)")
     p.add_argument("--exact-signature", choices=("all", "first", "none"), default="first",
-                   help="exact charpoly(½JG)+Descartes signature on all heads, the first head only (default), or none "
+                   help="exact charpoly(½JG)+Descartes signature on all heads, the model's first head L0H0 only "
+                        "(default; when selected), or none "
                         "(within the budget); the signature is certified on every head by the rank witness and the cells")
     p.add_argument("--direct", choices=("first", "none", "all"), default="first",
-                   help="also the direct N x N exact route (charpoly of S) on the first head (default), none or all; "
+                   help="also the direct d_model x d_model exact route (charpoly of S) on the model's first head L0H0 "
+                        "(default; when selected), none or all; "
                         "it runs only when its estimated cost fits the budget")
     p.add_argument("--budget-seconds", type=float, default=None,
                    help="estimated time one exact route (a charpoly) may take on one head (default 120; inf = no limit)")
@@ -291,7 +293,8 @@ def _survey_report(all_rows: list[dict], specs, base: Path, args) -> None:
     data = [model_data(models[m], m, int(models[m][0]["N"]), int(models[m][0]["n"]), _slug(m) + "/",
                        not args.no_certificates) for m in order]
     write_report(base / "report.html", data, f"{len(order)} models, {len(all_rows)} heads")
-    print(f"wrote {base}/report.html (one page, a model selector)")
+    if not args.json:  # --json: one document on stdout, nothing else
+        print(f"wrote {base}/report.html (one page, a model selector)")
 
 
 def _one_model(spec, layers, cfg, args, base: Path, multi: bool, client) -> tuple[int, list[dict], str, dict]:
