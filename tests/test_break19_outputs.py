@@ -24,3 +24,27 @@ def test_audit_reports_the_models_theorem_3_summary(tmp_path, monkeypatch):
     assert msg.startswith("tiny: 2 heads. Theorem 3 (signature (d_head, d_head, d_model − 2·d_head)) certified on "
                           "2 of 2 heads"), msg
     assert "\n" not in msg
+
+
+def test_rope_on_a_real_head_shows_the_definitions_value(tmp_path, capsys):
+    """Definitions show their values (``IsRoPELike = true``): ``rope FILE.json`` printed
+    "(value: true)", ``rope MODEL`` only "computed [exact]"."""
+    import json
+
+    import numpy as np
+    from safetensors.numpy import save_file
+
+    from qkverify.cli import main
+
+    rng = np.random.default_rng(7)
+    H, KV, dh, N = 2, 1, 8, 16
+    (tmp_path / "config.json").write_text(json.dumps(
+        {"model_type": "llama", "hidden_size": N, "num_attention_heads": H, "num_key_value_heads": KV,
+         "head_dim": dh, "num_hidden_layers": 1, "rope_theta": 10000.0}))
+    save_file({"model.layers.0.self_attn.q_proj.weight": (rng.standard_normal((H * dh, N)) / 4).astype(np.float32),
+               "model.layers.0.self_attn.k_proj.weight": (rng.standard_normal((KV * dh, N)) / 4).astype(np.float32)},
+              str(tmp_path / "model.safetensors"))
+    assert main(["rope", str(tmp_path), "--k", "3", "--no-cert"]) == 0
+    out = capsys.readouterr().out
+    line = [x for x in out.splitlines() if x.strip().startswith("IsRoPELike")]
+    assert len(line) == 1 and "(value: true)" in line[0], out
