@@ -48,3 +48,22 @@ def test_rope_on_a_real_head_shows_the_definitions_value(tmp_path, capsys):
     out = capsys.readouterr().out
     line = [x for x in out.splitlines() if x.strip().startswith("IsRoPELike")]
     assert len(line) == 1 and "(value: true)" in line[0], out
+
+
+def test_regimes_writes_an_irrational_top_eigenvalue_in_the_one_notation(tmp_path, capsys):
+    """V = [[1, 1], [1, 0]] has eigenvalues (1 ± √5)/2, the roots of x² − x − 1: the list of
+    eigenvalues said root(x^2 - x - 1, [1, 2]) but λ₁ and the paranormal λ, exact, were printed as
+    the enclosure [1.61803398874, 1.61803398875]."""
+    import json
+
+    from qkverify.cli import main
+
+    f = tmp_path / "t.json"
+    f.write_text(json.dumps({"Q": [[1, 0], [0, 1]], "K": [[1, 0], [0, 1]], "V": [[1, 1], [1, 0]]}))
+    assert main(["regimes", str(f), "--no-cert"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "λ₁ = root(x^2 - x - 1, [1, 2]) ≈ 1.61803398874 [exact]" in out, out
+    assert "paranormal: yes: λ = root(x^2 - x - 1, [1, 2])" in out, out
+    assert main(["regimes", str(f), "--no-cert", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["top_eigenvalue"]["root"]["value"] == doc["paranormal"]["lambda_exact"] == "root(x^2 - x - 1, [1, 2])"
