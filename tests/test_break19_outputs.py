@@ -67,3 +67,59 @@ def test_regimes_writes_an_irrational_top_eigenvalue_in_the_one_notation(tmp_pat
     assert main(["regimes", str(f), "--no-cert", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["top_eigenvalue"]["root"]["value"] == doc["paranormal"]["lambda_exact"] == "root(x^2 - x - 1, [1, 2])"
+
+
+def _numbers_as_numbers(path, exact_columns=()):
+    """Every cell of a CSV is empty, a decimal number, True/False, or text in a column that never
+    holds a number; p/q only in the ``*_exact`` columns.  LF line endings."""
+    import csv
+    import re
+
+    raw = path.read_bytes()
+    assert b"\r" not in raw, f"{path}: CRLF line endings"
+    rows = list(csv.DictReader(raw.decode("utf-8").splitlines()))
+    num = re.compile(r"-?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?")
+    for col in rows[0]:
+        vals = [r[col] for r in rows if r[col] != ""]
+        nums = [v for v in vals if num.fullmatch(v)]
+        if col.endswith("_exact"):
+            assert all(re.fullmatch(r"-?\d+(/\d+)?", v) for v in vals), (col, vals[:3])
+        elif nums:
+            assert len(nums) == len(vals), (path.name, col, [v for v in vals if not num.fullmatch(v)][:3])
+    return rows
+
+
+def test_regimes_csv_writes_complex_eigenvalues_as_numbers(tmp_path):
+    """regimes.csv's largest_eigenvalue mixed floats with "0.28+0.039i" strings: the real and
+    imaginary parts are two number columns."""
+    import cmath
+
+    import numpy as np
+
+    from qkverify.cli import main
+
+    m = bert(tmp_path / "m", n_layers=1, values=True)
+    assert main(["regimes", str(m), "--out", str(tmp_path / "o"), "--no-cert", "--quiet"]) in (0, 3)
+    rows = _numbers_as_numbers(tmp_path / "o" / "regimes.csv")
+    from safetensors.numpy import load_file
+
+    t = load_file(str(m / "model.safetensors"))
+    for r in rows:  # independently: the eigenvalue of largest modulus of W_V[m, :]·W_O[:, m] (float64)
+        h = int(r["head"])
+        Wv = t["encoder.layer.0.attention.self.value.weight"].astype(np.float64)[4 * h:4 * h + 4]
+        Wo = t["encoder.layer.0.attention.output.dense.weight"].astype(np.float64)[:, 4 * h:4 * h + 4]
+        ev = max(np.linalg.eigvals(Wv @ Wo), key=lambda z: (abs(z), z.imag))
+        got = complex(float(r["largest_eigenvalue_re"]), float(r["largest_eigenvalue_im"]))
+        assert abs(got - ev) < 1e-9 * abs(ev) or abs(got - ev.conjugate()) < 1e-9 * abs(ev), (got, ev)
+        assert abs(abs(got) - abs(ev)) < 1e-9 and cmath.isfinite(got)
+
+
+def test_accumulation_table_csv_writes_rho_as_a_number(tmp_path):
+    """table.csv's rho column held "1/2" beside 1 and 2: a float column and rho_exact."""
+    from qkverify.cli import main
+
+    code = main(["accumulation", "--max-n", "20", "--law", "uniform", "--out", str(tmp_path / "a"), "--no-cert",
+                 "--quiet"])
+    assert code in (0, 1)
+    rows = _numbers_as_numbers(tmp_path / "a" / "table.csv")
+    assert {(r["rho"], r["rho_exact"]) for r in rows} == {("0.5", "1/2"), ("1.0", "1"), ("2.0", "2")}

@@ -27,16 +27,20 @@ def one_line(r, word):
     assert "Traceback" not in r.stderr
 
 
-def bert(folder, n_layers=2, n_heads=2, d_model=8, seed=0):
-    """A tiny BERT checkpoint (config.json + model.safetensors) with random float32 heads."""
+def bert(folder, n_layers=2, n_heads=2, d_model=8, seed=0, values=False):
+    """A tiny BERT checkpoint (config.json + model.safetensors) with random float32 heads (and
+    value and output weights with ``values``)."""
     from safetensors.numpy import save_file
 
     rng = np.random.default_rng(seed)
     t = {}
     for l in range(n_layers):
-        for nm in ("query", "key"):
+        for nm in ("query", "key") + (("value",) if values else ()):
             t[f"encoder.layer.{l}.attention.self.{nm}.weight"] = rng.standard_normal((d_model, d_model)).astype(
                 np.float32)
+        if values:
+            t[f"encoder.layer.{l}.attention.output.dense.weight"] = rng.standard_normal(
+                (d_model, d_model)).astype(np.float32)
     folder.mkdir(parents=True)
     save_file(t, str(folder / "model.safetensors"))
     (folder / "config.json").write_text(json.dumps({"model_type": "bert", "hidden_size": d_model,
