@@ -123,3 +123,30 @@ def test_accumulation_table_csv_writes_rho_as_a_number(tmp_path):
     assert code in (0, 1)
     rows = _numbers_as_numbers(tmp_path / "a" / "table.csv")
     assert {(r["rho"], r["rho_exact"]) for r in rows} == {("0.5", "1/2"), ("1.0", "1"), ("2.0", "2")}
+
+
+def test_verify_lines_fit_100_columns_with_long_paths(tmp_path, capsys):
+    """``verify certificates/probes`` printed 'PATH: not a certificate (skipped)' lines of up to 140
+    columns (the path alone is ~100): a line that does not fit puts the status on the next line,
+    and a path holding ' (' is not cut there."""
+    import json
+    import shutil
+
+    from qkverify.cli import main
+
+    root = Path(__file__).resolve().parents[1]
+    d = tmp_path / "a folder (copy)" / ("x" * 60)
+    d.mkdir(parents=True)
+    src = sorted((root / "certificates" / "probes").glob("*.json"))
+    cert = next(p for p in src if json.loads(p.read_text()).get("format", "").startswith("qkverify-certificate"))
+    shutil.copy(cert, d / (cert.stem + "_" + "y" * 30 + ".json"))
+    (d / ("z" * 40 + ".input.json")).write_text("{}")
+    main(["verify", str(d)])
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    # a line over 100 columns is only ever the path itself (it holds spaces here, so it cannot fit)
+    assert all(len(x) <= 100 or x.rstrip(":").startswith(str(tmp_path)) and x.endswith(".json:")
+               for x in lines), [x for x in lines if len(x) > 100]
+    assert any(x.strip() == "not a certificate (skipped)" for x in lines), out
+    assert any(x.strip().startswith(("valid", "undecided", "invalid")) for x in lines), out
+    assert not any(x.startswith("copy)") or x.strip().startswith("(copy)") for x in lines), out
