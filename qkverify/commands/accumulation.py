@@ -37,7 +37,8 @@ def add_arguments(p) -> None:
     p.add_argument("--rho", action="append", metavar="Q",
                    help=f"ratio ρ = u/v, a rational in [1/{RHO_CAP}, {RHO_CAP}] (repeatable; default 1/2, 1, 2)")
     p.add_argument("--max-n", type=int, default=10000,
-                   help=f"largest sample size per side, 10..{CAPS['max_n']} (default 10000)")
+                   help=f"largest sample size per side, 11..{CAPS['max_n']} (sizes 10, 30, 100, …, max-n: a slope "
+                        "needs two; default 10000)")
     p.add_argument("--seed", type=int, default=0, help="seed of the sample, 0..2^63−1 (default 0)")
     p.add_argument("--out", default=str(default_out("accumulation")),
                    help="folder of the PNG, tables and certificates (default ./qkverify-out/accumulation)")
@@ -64,8 +65,8 @@ def run(args) -> int:
     from ..claims.accumulation import sample_points, study_sizes
     from ..claims.evaluate import evaluate
 
-    if not 10 <= args.max_n <= CAPS["max_n"]:
-        raise QKInputError(f"--max-n must be between 10 and {CAPS['max_n']}")
+    if not 11 <= args.max_n <= CAPS["max_n"]:  # sizes 10, …, max-n: a slope needs two of them
+        raise QKInputError(f"--max-n must be between 11 and {CAPS['max_n']} (the slopes need a size beyond n = 10)")
     if not 0 <= args.seed < 2**63:
         raise QKInputError("--seed must be in [0, 2^63)")
     laws = _laws(args.law)

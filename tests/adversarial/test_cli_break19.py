@@ -96,3 +96,34 @@ def test_a_head_certificate_does_not_depend_on_the_selection(tmp_path):
     r = run(tmp_path, "heads", str(m), "--out", "h1", "--heads", "1", *common)
     assert r.returncode == 0 and (tmp_path / "h1" / "L00H01.json").read_bytes() == \
         (tmp_path / "all" / "L00H01.json").read_bytes()
+
+
+def test_accumulation_smallest_max_n_is_refused_or_answers(tmp_path):
+    # --max-n 10 (the stated minimum) sampled one size only: the slope of one point was NaN,
+    # exit 70 "man_exp requires an exact, finite value"
+    r = run(tmp_path, "accumulation", "--max-n", "10", "--law", "uniform", "--rho", "1", "--no-cert", "--out", "o")
+    one_line(r, "--max-n")
+    r = run(tmp_path, "accumulation", "--max-n", "11", "--law", "uniform", "--rho", "1", "--no-cert", "--out", "o",
+            "--json")
+    assert r.returncode in (0, 1) and json.loads(r.stdout)["sizes"] == [10, 11], r.stderr
+
+
+@pytest.mark.parametrize("shape", ["1e-300", "1/1000", "1e20"])
+def test_accumulation_pareto_shape_outside_what_the_sampler_honours(tmp_path, shape):
+    # X = x_m·U^(−1/α) for U ≥ 2^-54: a tiny α overflows the ball arithmetic, a huge one was exit 70 too
+    law = json.dumps({"family": "pareto", "scale": 1, "shape": shape})
+    one_line(run(tmp_path, "accumulation", "--law", law, "--max-n", "30", "--no-cert", "--out", "o"), "shape")
+
+
+@pytest.mark.parametrize("kind", ["deep", "big"])
+def test_layout_file_deep_or_huge_is_one_line(tmp_path, kind):
+    # a layout file nested 10^5 deep was exit 70 (RecursionError); a 1 GB one was read whole first
+    m = bert(tmp_path / "m", n_layers=1)
+    f = tmp_path / "layout.json"
+    if kind == "deep":
+        f.write_text("[" * 100000 + "]" * 100000)
+    else:
+        with open(f, "wb") as fh:
+            fh.truncate(2**30)  # sparse: a 1 GiB file of zero bytes
+    r = run(tmp_path, "heads", str(m), "--layout", str(f), "--no-certificates", "--out", "o")
+    one_line(r, "nested too deeply" if kind == "deep" else "bytes is refused")
