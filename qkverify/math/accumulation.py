@@ -128,6 +128,9 @@ def parse_positive_law(doc: Any, where: str = "law") -> PositiveLaw:
     ps = {k: parse_rational(doc.get(k, d), f"{where}: {k}") for k, d in need.items()}
     if fam == "gamma" and (ps["shape"].q != 1 or not 1 <= ps["shape"] <= 64):
         raise QKInputError(f"{where}: the gamma shape must be an integer from 1 to 64 (a sum of exponentials)")
+    if fam == "pareto" and not fmpq(1, 64) <= ps["shape"] <= 1024:
+        # X = x_m·U^(−1/α) with U ≥ 2^-54: beyond these the sampler's balls lose every digit
+        raise QKInputError(f"{where}: the pareto shape must be between 1/64 and 1024 (what the sampler honours)")
     if fam == "uniform" and not ps["lo"] < ps["hi"]:
         raise QKInputError(f"{where}: a uniform law needs lo < hi")
     if any(v <= 0 for k, v in ps.items() if k != "lo"):
