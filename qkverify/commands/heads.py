@@ -125,7 +125,7 @@ def check_readable(spec: str | None) -> None:
     from ..models import resolve_model
 
     path, _ = resolve_model(spec)
-    files = [path] if path.is_file() else sorted(
+    files = [path] if not path.is_dir() else sorted(
         f for f in path.iterdir() if f.suffix.lower() in (".safetensors", ".gguf", ".npz") or f.name == "config.json")
     for f in files:
         try:
@@ -166,9 +166,11 @@ def _folder_name(spec: str | None) -> str | None:
         return None
     cfg = p / "config.json"
     if cfg.is_file():
+        from ..models.safetensors_io import read_json_file
+
         try:
-            name = json.loads(cfg.read_text(encoding="utf-8")).get("_name_or_path")
-        except (OSError, ValueError, AttributeError):
+            name = read_json_file(cfg).get("_name_or_path")
+        except (QKInputError, AttributeError):
             name = None
         if isinstance(name, str) and name.strip():
             return name.strip().rstrip("/").split("/")[-1]

@@ -68,6 +68,8 @@ def resolve_model(spec: str | None) -> tuple[Path, str | None]:
     from .hub import is_hub_id, resolve_hub
 
     p = Path(spec)
+    if p.exists() and not (p.is_file() or p.is_dir()):  # a device, a FIFO: never opened as weights
+        raise QKInputError(f"{spec}: not a regular file or a folder")
     if not p.exists() and not is_hub_id(spec):
         raise QKInputError(f"{spec}: no such file, directory, known model ({', '.join(KNOWN_MODELS)}) "
                            "or Hugging Face hub id (org/name)")

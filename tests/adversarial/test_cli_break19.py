@@ -127,3 +127,24 @@ def test_layout_file_deep_or_huge_is_one_line(tmp_path, kind):
             fh.truncate(2**30)  # sparse: a 1 GiB file of zero bytes
     r = run(tmp_path, "heads", str(m), "--layout", str(f), "--no-certificates", "--out", "o")
     one_line(r, "nested too deeply" if kind == "deep" else "bytes is refused")
+
+
+@pytest.mark.parametrize("what", ["deep", "big"])
+@pytest.mark.parametrize("command", ["heads", "regimes"])
+def test_config_json_deep_or_huge_is_one_line(tmp_path, what, command):
+    # a config.json nested 10^5 deep was exit 70 (RecursionError); a 1 GiB one was read whole
+    m = bert(tmp_path / "m", n_layers=1, values=True)
+    cfg = m / "config.json"
+    if what == "deep":
+        cfg.write_text('{"a":' * 100000 + "1" + "}" * 100000)
+    else:
+        with open(cfg, "wb") as fh:
+            fh.truncate(2**30)
+    r = run(tmp_path, command, str(m), "--out", "o", *(["--no-certificates"] if command == "heads" else ["--no-cert"]))
+    one_line(r, "config.json")
+
+
+@pytest.mark.parametrize("command", ["heads", "regimes", "rope"])
+def test_a_device_as_the_model_is_one_line(tmp_path, command):
+    # heads /dev/null was exit 70 (NotADirectoryError): neither a file nor a folder
+    one_line(run(tmp_path, command, "/dev/null"), "not a regular file")
