@@ -4,6 +4,7 @@ line (no traceback, no exit 70, no long run), or the documented answer."""
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -148,3 +149,46 @@ def test_config_json_deep_or_huge_is_one_line(tmp_path, what, command):
 def test_a_device_as_the_model_is_one_line(tmp_path, command):
     # heads /dev/null was exit 70 (NotADirectoryError): neither a file nor a folder
     one_line(run(tmp_path, command, "/dev/null"), "not a regular file")
+
+
+EXAMPLES = __import__("pathlib").Path(__file__).resolve().parents[2] / "examples"
+
+
+@pytest.mark.parametrize("argv", [
+    ["profile", "forms.json"], ["profile", "transformer.json"], ["profile", "law.json"],
+    ["signature", "triple.json"], ["signature", "forms.json"], ["signature", "law.json"],
+    ["simulate", "--triple", "forms.json", "--no-png"], ["simulate", "--triple", "law.json", "--no-png"],
+    ["profile", "-", "<", '[1, 2, 3]'], ["signature", "-", "<", '{"rho": "1/2"}'],
+    ["profile", "-", "<", '{"v": [[1, 0], [0, 1]], "s": [0]}'], ["profile", "-", "<", '{"p": [1, 0, 0, 0], "N": 2}'],
+])
+def test_an_input_of_another_kind_is_one_line(tmp_path, argv):
+    # profile/signature/simulate --triple on a §1, law, vector, family, Θ-point or triple input: exit 70
+    # (AttributeError: 'KindInput' object has no attribute 'L') -- the shipped example files themselves did it
+    stdin = None
+    if "<" in argv:
+        argv, stdin = argv[:argv.index("<")], argv[-1]
+    argv = [str(EXAMPLES / a) if a.endswith(".json") else a for a in argv]
+    r = run(tmp_path, *argv, stdin=stdin)
+    one_line(r, " input; ")
+    assert "needed" in r.stderr or "give a symmetric matrix or a head" in r.stderr, r.stderr
+
+
+def test_the_reader_refuses_another_kind_than_asked():
+    # io/inputs.input_from_document itself (the commands' and the API's reader): a law, a §1 input, a
+    # family or a Θ point asked for as a matrix / triple / head is refused naming both kinds
+    from qkverify.errors import QKInputError
+    from qkverify.io.inputs import input_from_document
+
+    law = json.loads((EXAMPLES / "law.json").read_text())
+    forms = json.loads((EXAMPLES / "forms.json").read_text())
+    for doc, kind, words in [(law, "matrix", "a law input; a matrix (or a head) is needed"),
+                             (forms, "triple", "a forms input; a triple"),
+                             ({"v": [[1, 0], [0, 1]], "s": [0]}, "matrix", "a family input; a matrix"),
+                             ({"p": [1, 0, 0, 0], "N": 2}, "symmetric", "a theta_point input; a symmetric matrix"),
+                             ([1, 2], "matrix_n", "a vector input; {\"L\": …, \"n\": k} or a head")]:
+        with pytest.raises(QKInputError, match=re.escape(words)):
+            input_from_document(doc, kind, "f.json")
+    # what each kind accepts is still read: a head as a matrix, a law as a law, any input without a kind
+    assert input_from_document({"W_Q": [[1, 0]], "W_K": [[0, 1]]}, "matrix").L.nrows() == 2
+    assert input_from_document(law, "law").kind2 == "law"
+    assert input_from_document({"p": [1, 0, 0, 0], "N": 2}).kind2 == "theta_point"
