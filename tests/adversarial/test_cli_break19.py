@@ -192,3 +192,15 @@ def test_the_reader_refuses_another_kind_than_asked():
     assert input_from_document({"W_Q": [[1, 0]], "W_K": [[0, 1]]}, "matrix").L.nrows() == 2
     assert input_from_document(law, "law").kind2 == "law"
     assert input_from_document({"p": [1, 0, 0, 0], "N": 2}).kind2 == "theta_point"
+
+
+def test_accumulation_text_fits_100_columns(tmp_path):
+    # after the sign-test rewrite the README's accumulation example printed lines of 105 to 145
+    # columns (the two header sentences and the table's headers)
+    law = json.dumps({"family": "pareto", "shape": "5/2"})
+    r = run(tmp_path, "accumulation", "--max-n", "30", "--law", "uniform", "--law", law, "--rho", "1/2",
+            "--no-cert", "--out", "o", "--paths", "16")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert any(x.startswith("sign test of the trend") for x in lines) and len(lines) >= 6, r.stdout
+    assert all(len(x) <= 100 for x in lines), [x for x in lines if len(x) > 100]
