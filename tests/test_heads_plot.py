@@ -147,3 +147,20 @@ def test_inset_has_no_cartesian_ticks(tmp_path, captured):
     assert insets, "a crowded simplex gets a magnified inset"
     for ins in insets:
         assert list(ins.get_xticks()) == [] and list(ins.get_yticks()) == []
+
+
+@pytest.mark.parametrize("n_layers", [1, 2])
+def test_a_head_with_l_zero_is_listed_not_dropped(tmp_path, captured, n_layers):
+    """A head with L = 0 has no profile (its row has no b): it was silently left out of both
+    panels -- the bars skipped its number, nothing said it exists (issue 19's 'nothing marking
+    it', found by the break19 review)."""
+    rows = _rows(n_layers, 4, seed=3)
+    zero = next(r for r in rows if r["head"] == 2 and r["layer"] == 0)
+    zero.update(a=0.0, b="", c="", d="")
+    output.plot(rows, tmp_path / "heads.png", "with L = 0", 8)
+    fig = captured[0]
+    name = "H2" if n_layers == 1 else "L0H2"
+    assert any(t.startswith("L = 0 (no profile)") and name in t for t in _texts(fig)), _texts(fig)
+    ax = [ax for ax in fig.axes if ax.get_xlabel() == "head"][0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["0", "1", "2", "3"]
+    assert any(t.get_text().replace(" ", "") == "L=0" for t in ax.texts)

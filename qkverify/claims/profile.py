@@ -269,6 +269,10 @@ def _head_coord(s: Subject, k: str) -> DeclResult:
     if k == "a":
         return DeclResult(ok, ev, V.exact(hs.a))
     enc = hs.cell_enclosures()[k]
+    if k in "cd" and "?" in hs.order:
+        # the kernel reads c and d from the order of every pair α_j, β_j: one pair its cells leave
+        # unordered leaves both undecided (whatever the other pairs say about c = 0 or d = 0)
+        return DeclResult(None, ev, V.enclosure_q(*enc), reason=f"the cells do not order every α_j, β_j ({k})")
     if zero == "undecided":
         return DeclResult(None, ev, V.enclosure_q(*enc), reason=f"the cells do not decide {k} = 0")
     return DeclResult(ok, ev, V.exact(0) if zero else V.enclosure_q(*enc))

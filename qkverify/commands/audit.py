@@ -43,6 +43,7 @@ def _model_audit(out: Path, force: bool, jobs: int) -> tuple[bool, str]:
     import argparse
     import contextlib
     import io
+    import json
 
     from . import heads as heads_cmd
 
@@ -50,7 +51,7 @@ def _model_audit(out: Path, force: bool, jobs: int) -> tuple[bool, str]:
     heads_cmd.add_arguments(p)
     # the audit keeps the first head's direct N x N cross-check (about a minute on the default model);
     # the shipped folder gets no report.html
-    argv = ["--quiet", "--jobs", str(jobs), "--check-seconds", "120", "--no-report"]
+    argv = ["--quiet", "--json", "--jobs", str(jobs), "--check-seconds", "120", "--no-report"]
     if force:
         argv.append("--force")
     ns = p.parse_args(argv)
@@ -58,8 +59,11 @@ def _model_audit(out: Path, force: bool, jobs: int) -> tuple[bool, str]:
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
         code = heads_cmd.run(ns)
-    last = [line for line in buf.getvalue().splitlines() if "Theorem 3" in line]
-    return code == 0, (last[-1] if last else f"default model: qkverify heads exited {code}")
+    try:  # the summary from heads' JSON document, not from its (wrapped) text
+        doc = json.loads(buf.getvalue())
+        return code == 0, f"{doc['model']['name']}: {len(doc['rows'])} heads. {doc['theorem_3']['summary']}"
+    except (ValueError, KeyError, TypeError):
+        return code == 0, f"default model: qkverify heads exited {code}"
 
 
 def run(args) -> int:
@@ -111,8 +115,8 @@ def run(args) -> int:
         by_st.setdefault((r.claim, r.label), Counter())[r.verdict] += 1
     not_all = [[c, l, ", ".join(f"{k} {v}" for k, v in sorted(cnt.items()))]
                for (c, l), cnt in by_st.items() if set(cnt) - {"holds", "consistent", "computed"}]
-    print(f"audit: {len(rows)} cases of {len(by_st)} statements; "
-          + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+    echo(f"audit: {len(rows)} cases of {len(by_st)} statements; "
+         + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
     if not_all:
         print("statements with a case that does not hold (skipped: a hypothesis fails on that suite input):")
         print(table(not_all, ["statement", "label", "cases"]))

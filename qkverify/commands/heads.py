@@ -76,12 +76,14 @@ def add_arguments(p) -> None:
                    help="with query/key biases, write the exact linear terms W_Kᵀ b_Q and W_Qᵀ b_K in full into "
                         "heads.json (default: their exact squared norms and SHA-256)")
     p.add_argument("--exact-signature", choices=("all", "first", "none"), default="first",
-                   help="exact charpoly(½JG)+Descartes signature on all heads, the first head only (default), or none; "
+                   help="exact charpoly(½JG)+Descartes signature on all heads, the model's first head L0H0 only "
+                        "(default; when selected), or none; "
                         "a cross-check: the signature is certified on every head by the rank witness and the cells. "
                         "Estimated cost 0.15 s·(2n/64)^3.5 (about 2 s at d_head 64, 25 s at d_head 128); it runs "
                         "when the estimate is within --check-seconds")
     p.add_argument("--direct", choices=("first", "none", "all"), default="first",
-                   help="also the direct N x N exact route (charpoly of S) on the first head (default), none or all; "
+                   help="also the direct N x N exact route (charpoly of S) on the model's first head L0H0 (default; "
+                        "when selected), none or all; "
                         "estimated 0.15 s·(N/64)^3.5 (about 70 s at N = 384, hours at N ≥ 2048), so it runs only "
                         "when the estimate is within --check-seconds")
     p.add_argument("--check-seconds", type=float, default=5.0,
@@ -133,7 +135,7 @@ def check_readable(spec: str | None) -> None:
     from ..models import resolve_model
 
     path, _ = resolve_model(spec)
-    files = [path] if path.is_file() else sorted(
+    files = [path] if not path.is_dir() else sorted(
         f for f in path.iterdir() if f.suffix.lower() in (".safetensors", ".gguf", ".npz") or f.name == "config.json")
     for f in files:
         try:
@@ -174,9 +176,11 @@ def _folder_name(spec: str | None) -> str | None:
         return None
     cfg = p / "config.json"
     if cfg.is_file():
+        from ..models.safetensors_io import read_json_file
+
         try:
-            name = json.loads(cfg.read_text(encoding="utf-8")).get("_name_or_path")
-        except (OSError, ValueError, AttributeError):
+            name = read_json_file(cfg).get("_name_or_path")
+        except (QKInputError, AttributeError):
             name = None
         if isinstance(name, str) and name.strip():
             return name.strip().rstrip("/").split("/")[-1]
@@ -306,7 +310,8 @@ def _survey_report(all_rows: list[dict], specs, base: Path, args) -> None:
     data = [model_data(models[m], m, int(models[m][0]["N"]), int(models[m][0]["n"]), _slug(m) + "/",
                        not args.no_certificates) for m in order]
     write_report(base / "report.html", data, f"{len(order)} models, {len(all_rows)} heads")
-    print(f"wrote {base}/report.html (one page, a model selector)")
+    if not args.json:  # --json: one document on stdout, nothing else
+        print(f"wrote {base}/report.html (one page, a model selector)")
 
 
 def _one_model(spec, layers, cfg, args, base: Path, multi: bool, client) -> tuple[int, list[dict], str, dict]:

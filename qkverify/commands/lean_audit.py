@@ -72,6 +72,9 @@ def run(args: argparse.Namespace) -> int:
         if args.out is not None:
             raise QKInputError("--write-manifest records the shipped certificates/; it does not take --out")
         manifest.write()
+    if args.out is not None and not Path(args.out).is_dir():  # a typo must not audit nothing and pass
+        what = "is not a folder" if Path(args.out).exists() else "no such folder"
+        raise QKInputError(f"--out {args.out}: {what} (lean-audit reads the certificates under it)")
     sheet_path = None
     if args.sheet is not None:
         from ..io.outputs import probe_output_file

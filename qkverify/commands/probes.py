@@ -46,7 +46,7 @@ def run(args) -> int:
     check_range("--seed", args.seed, 0, 2**63 - 1)
     if args.module:
         load_module(args.module)
-    if args.claim:
+    if args.claim is not None:  # "" is a claim name (unknown), not "every statement"
         sels = [resolve(args.claim)]
     else:
         sels = all_selections() + ([UserSelection(c) for c in USER_CONJECTURES.values()] if args.module else [])
@@ -56,7 +56,7 @@ def run(args) -> int:
         rows += run_probes([sel], budget=args.budget, seed=args.seed, max_dim=args.max_dim, out_dir=args.out,
                            seeds=tuple(inp for _, inp in cases2()))
     params = {"budget": args.budget, "seed": args.seed, "max_dim": args.max_dim}
-    stem = "probes" if not args.claim else f"probes_{sels[0].id}"
+    stem = "probes" if args.claim is None else f"probes_{sels[0].id}"
     md, js = write_tables(rows, args.out, params, stem)
     # an empirical "fails" (a sampled trend of a limit theorem) is evidence, not a counterexample
     false = [r for r in rows if r.status.startswith(FAILS_WITH_ALL) and "empirical" not in r.status]

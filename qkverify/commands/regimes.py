@@ -160,6 +160,8 @@ def _run_triple(args, doc) -> int:
             "value": par.holds, "evidence": _ev(spec_exact),
             "lambda": (val("clusters.paranormal_eigenvalue") or {"value": {"list": [None]}})["value"]["list"][0]
             if par.holds else None,
+            "lambda_exact": _eig_str(c.spectrum, par.lam) if par.holds and par.lam is not None and par.lam.real
+            else None,
             "dim_F": par.dims[0] if par.holds else None, "dim_G": par.dims[1] if par.holds else None,
             "F": _columns(par.F), "G": _columns(par.G),
             "reason": par.reason},
@@ -234,11 +236,16 @@ def _yn(b) -> str:
     return "undecided" if b is None else ("yes" if b else "no")
 
 
-def _show(v: dict | None) -> str:
+def _show(v: dict | None, exact: str | None = None) -> str:
+    """A value with its evidence: ``exact`` (the one notation, p/q or root(…)) when given, with
+    ≈ a display float beside a root(…); else the exact value or the enclosure."""
     if v is None:
         return "—"
     x = v["value"]
     body = x.get("exact") or ("[" + ", ".join(x["enclosure"]) + "]" if "enclosure" in x else json.dumps(x))
+    if exact:
+        approx = f" ≈ {float(x['enclosure'][0]):.12g}" if "root" in exact and "enclosure" in x else ""
+        body = exact + approx
     return f"{body} [{v['evidence']}]"
 
 
@@ -253,7 +260,8 @@ def _print_triple(o: dict) -> None:
                                              for e in o["eigenvalues"]))
     t = o["top_eigenvalue"]
     echo(f"  top eigenvalue real, positive, simple: {_yn(t['condition'])} [{t['evidence']}]"
-          + (f"; λ₁ = {_show({'value': t['value'], 'evidence': t['evidence']})}" if t["value"] else ""))
+          + (f"; λ₁ = {_show({'value': t['value'], 'evidence': t['evidence']}, (t['root'] or {}).get('value'))}"
+             if t["value"] else ""))
     q1 = o["qk_phi1"]
     echo("  ⟨Qφ₁, Kφ₁⟩ (unit φ₁): " + (_show(q1) if q1["value"] else f"— ({q1['reason']})"))
     echo(f"  good triple: {_yn(o['good_triple']['value'])} [{o['good_triple']['evidence']}]")
@@ -261,7 +269,7 @@ def _print_triple(o: dict) -> None:
     if p is None:
         echo("  paranormal: undecided (" + "; ".join(o["notes"]) + ")")
     else:
-        extra = f": λ = {_show({'value': p['lambda'], 'evidence': p['evidence']})}, dim F = {p['dim_F']}, dim G = {p['dim_G']}" \
+        extra = f": λ = {_show({'value': p['lambda'], 'evidence': p['evidence']}, p.get('lambda_exact'))}, dim F = {p['dim_F']}, dim G = {p['dim_G']}" \
             if p["value"] else f" ({p['reason']})"
         echo(f"  paranormal: {_yn(p['value'])}{extra}")
     if o["regimes"]:

@@ -120,11 +120,13 @@ def run(args) -> int:
         for run in rd["runs"]:
             for rec in run.records:
                 if rec.meta.check != "eq_ropeT_one_of_forall":
-                    fn.setdefault(rec.meta.check, set()).add((rec.conclusion, rec.result.evidence))
+                    v = rec.result.value  # a definition shows its value
+                    extra = f" (value: {str(v['bool']).lower()})" if v and "bool" in v else ""
+                    fn.setdefault(rec.meta.check, set()).add((rec.conclusion, rec.result.evidence, extra))
     print("the score function (the same for every reading of the rows):")
     for check, got in fn.items():
         label = {"IsRoPELike": "Definition 3, T_{d+e} = T_d T_e", "isRoPELike_iff": "Proposition 1"}.get(check, "")
-        print(f"  {check} ({label}): " + "; ".join(f"{c} [{e}]" for c, e in sorted(got)))
+        print(f"  {check} ({label}): " + "; ".join(f"{c} [{e}]{x}" for c, e, x in sorted(got)))
     print(f"each reading's rotation S against T_1 = L_0⁻¹ L_1 (eq_ropeT_one_of_forall: T_d = S^d for d < {args.k}):")
     for i, rd in enumerate(res["readings"]):
         nums = rd["numbers"]

@@ -23,6 +23,9 @@ def add_arguments(p) -> None:
 def run(args) -> int:
     doc = read_input_file(args.file)
     inp = input_from_document(doc, None, args.file)
+    if not hasattr(inp, "L"):  # a triple, a law, a §1 input: no one symmetric form
+        what = getattr(inp, "kind2", None) or getattr(inp, "kind", None) or type(inp).__name__
+        raise QKInputError(f"{args.file}: a {what} input; give a symmetric matrix or a head")
     if isinstance(inp, HeadInput):
         S = sym_part(inp.L)
         what = f"head form S = sym_part(W_Kᵀ W_Q), d_model = {inp.N}, d_head = {inp.n}"

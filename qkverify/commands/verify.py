@@ -40,22 +40,26 @@ def add_arguments(p) -> None:
                    help="print one JSON document: per file its status, statement, verdict and reason, and the counts")
 
 
-def _say(line: str) -> None:
-    """``path: status …`` on one line when it fits in 100 columns; else the path and its status on
-    the first line and the rest, indented, below (a path and a status word are never split)."""
-    head, sep, rest = line.partition(" (") if ": valid (" in line else line.partition(": ", )
-    if len(line) <= 100 or not sep:
+def _say(path, line: str) -> None:
+    """``path: status …`` on one line when it fits in 100 columns; else ``path: status`` (or, when
+    that does not fit either, the path alone and the status indented below it) and the rest,
+    indented, below: a path and a status word are never split.  ``line`` starts with ``path: ``."""
+    if len(line) <= 100:
         print(line, flush=True)
         return
-    if ": valid (" in line:
-        print(head, flush=True)
-        echo("  (" + rest)
-        return
-    path, _, detail = line.partition(": ")
-    status, _, why = detail.partition(": ")
-    print(f"{path}: {status}" + (":" if why else ""), flush=True)
-    if why:
-        echo("  " + why)
+    detail = line[len(f"{path}: "):]
+    if detail.startswith("valid ("):
+        status, rest = "valid", detail[len("valid "):]
+    else:
+        status, sep, rest = detail.partition(": ")
+        status += ":" if sep else ""
+    if len(f"{path}: {status}") <= 100:
+        print(f"{path}: {status}", flush=True)
+    else:
+        print(f"{path}:", flush=True)
+        print(f"  {status}", flush=True)
+    if rest:
+        echo("  " + rest)
 
 
 def _check(path, dirs: list[str], verbose: bool = False, record: list | None = None):
@@ -110,7 +114,7 @@ def _run(args, dirs: list[str], records: list | None) -> int:
             counts[status] += 1
             bar.update(1)
             if records is None and not (args.quiet and status in ("valid", "not a certificate")):
-                _say(line)
+                _say(f, line)
     total = len(files) + len(problems)
     if total != 1 and records is None:
         print(f"{total} file(s): " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items()) if v))

@@ -40,9 +40,15 @@ coarser cells alone, so the final cells are a function of the weights:
   every cell is refined by the number of levels that the width asks for
   (then again while it is still too wide).
 
-Each rule stops at a level cap; an order still open there is ``'?'`` (never a
-float guess), unless the exact characteristic polynomial (within the
-budget) proves α_j = β_j.
+Each rule stops at a level cap (the order rule's counts levels beyond the one
+at which a cell stopped touching 0, so an eigenvalue far below the grid
+spacing is refined to the same relative precision as the others); an order
+still open there is decided from the exact real roots of the characteristic
+polynomial (within the budget): α_j = β_j is proved, or α_j ≠ β_j and their
+cells are refined, by exact sign evaluations, until they separate (at most
+MAX_CELL_LEVEL), since the kernel orders two cells only when they are apart.
+An order left open is ``'?'`` (never a float guess) and c, d are then stated
+undecided.
 
 Finding a cell.  A rigorous but machine-dependent enclosure [l, u] of the
 i-th largest eigenvalue gives its cell at once when l and u fall in the same
@@ -73,7 +79,7 @@ import numpy as np
 from flint import arb, ctx, fmpq, fmpz_poly
 
 from ..errors import QKInputError
-from ..exact.algebraic import arb_to_interval
+from ..exact.algebraic import RealAlgebraic, arb_to_interval
 from .budget import Budget, RouteSkipped
 from .enclosure import EnclosureFailed, enclose_arb, enclose_exact_products
 from .exact_gram import GramData
@@ -83,8 +89,12 @@ from .sliced import enclose_sliced
 
 #: base grid spacing ≈ 2^-GRID_BITS · ‖ν‖₂
 GRID_BITS = 40
-#: refinement levels beyond the base grid for sign and order decisions
+#: refinement levels for sign and order decisions: beyond the base grid, or beyond the level at
+#: which an eigenvalue's cell stopped touching 0 (an eigenvalue far below the grid spacing, e.g. of
+#: weights spanning hundreds of binary orders, gets the same relative precision as the others)
 ORDER_LEVEL_CAP = 64
+#: the deepest level any cell may reach (the kernel refuses cell levels above 2^14, MAX_WITNESS_BITS)
+MAX_CELL_LEVEL = 4096
 #: refinement levels beyond the base grid for the digits target of b, c, d
 #: (at least this many; more when --digits asks for more, see :func:`digits_level_cap`)
 DIGITS_LEVEL_CAP = 48
@@ -212,6 +222,9 @@ class _Decider:
         self.m = n_nonzero
         self.zero = zero
         self.n_pos: int | None = None
+        #: i -> (r, s) with ν_i = s·r, r an exact real algebraic number (set for near ties that the
+        #: exact roots of charpoly(X) separate): sides of ν_i decided by exact sign evaluations
+        self.roots: dict = {}
         while self.iv is None:
             if not self.escalate():
                 raise QKInputError("no enclosure of the spectrum could be computed and the exact route is out of "
@@ -293,8 +306,12 @@ class _Decider:
                 return False
             if self._refine(i):
                 continue
-            if not self.escalate():
+            if i in self.roots or not self.escalate():
                 break
+        if i in self.roots:
+            r, sg = self.roots[i]
+            self.stats["exact-root"] = self.stats.get("exact-root", 0) + 1
+            return r.cmp(RealAlgebraic.from_rational(sg * t)) * sg >= 0
         if self.counter is None:
             self.stats["undecided"] = self.stats.get("undecided", 0) + 1
             return None
@@ -528,11 +545,19 @@ def _pairs(iv: list, n_pos: int) -> tuple[list, list]:
 
 def order_symbols(iv: list, n_pos: int) -> list:
     """α_j vs β_j from closed intervals: '>' when α's lower end exceeds β's
-    upper end, '<' symmetrically, None when they meet."""
+    upper end, '<' symmetrically, None when they meet; past the positive (or
+    negative) eigenvalues, where α_j (β_j) is the padding 0, by the other's sign.
+
+    >>> order_symbols([(4, 5), (1, 2), (-3, -2), (-8, -6)], 2), order_symbols([(1, 2), (-3, -2), (-6, -5)], 1)
+    (['<', None], ['<', '<'])
+    """
     al, be = _pairs(iv, n_pos)
+    npos, nneg = n_pos, len(iv) - n_pos
     out = []
-    for (a0, a1), (b0, b1) in zip(al, be):
-        out.append(">" if a0 > b1 else "<" if a1 < b0 else None)
+    for j, ((a0, a1), (b0, b1)) in enumerate(zip(al, be)):
+        # past the positive (negative) eigenvalues α_j (β_j) is the padding 0 and the other a
+        # nonzero eigenvalue: its sign orders them
+        out.append("<" if j >= npos else ">" if j >= nneg else ">" if a0 > b1 else "<" if a1 < b0 else None)
     return out
 
 
@@ -936,23 +961,50 @@ def head_spectrum(gd: GramData, rank: int | None, digits: int = 9, budget: Budge
             break
         stuck_all |= refine(want)
     # --- order α_j vs β_j
-    while True:
-        sym_ = order_symbols(ibounds()[0], n_pos)
-        want = set()
-        for j, o in enumerate(sym_):
-            if o is None:
-                ia, ib = j, k_nz - 1 - j
-                for i in (ia, ib):
-                    if level[i] < ORDER_LEVEL_CAP:
-                        want.add(i)
-        want -= stuck_all
-        if not want:
-            break
-        stuck_all |= refine(want)
+    def order_cap(i: int) -> int:
+        """The deepest level the order rule refines eigenvalue i to: ORDER_LEVEL_CAP levels beyond
+        the level at which its cell stopped touching 0 (the base grid for most), no cap while it
+        still touches 0 (ν_i ≠ 0, so that ends), never beyond MAX_CELL_LEVEL.  A function of the
+        cell alone: the cell k at level r touched 0 down to level r − bitlen(m) with m = k or −k − 1."""
+        k = cell[i]
+        m = k if k >= 0 else -k - 1
+        if m == 0:
+            return MAX_CELL_LEVEL
+        return min(MAX_CELL_LEVEL, ORDER_LEVEL_CAP + max(0, level[i] - m.bit_length() + 1))
+
+    def order_loop(cap) -> None:
+        nonlocal stuck_all
+        while True:
+            sym_ = order_symbols(ibounds()[0], n_pos)
+            want = set()
+            for j, o in enumerate(sym_):
+                if o is None:
+                    for i in (j if j < n_pos else None, k_nz - 1 - j if j < k_nz - n_pos else None):
+                        if i is not None and level[i] < cap(i):
+                            want.add(i)
+            want -= stuck_all
+            if not want:
+                break
+            stuck_all |= refine(want)
+
+    order_loop(order_cap)
     order = [o if o is not None else "?" for o in order_symbols(ibounds()[0], n_pos)]
     equal_pairs: list[int] = []
     if "?" in order:
-        order, equal_pairs = _exact_ties(order, counter, n_pos, zero, notes)
+        order, equal_pairs, apart = _exact_ties(order, counter, n_pos, zero, notes)
+        if apart:
+            # α_j ≠ β_j closer than the cap's cells: their exact roots decide every side at once,
+            # so both cells are refined until they separate (the kernel orders only separate cells)
+            for j, (ra, rb) in apart.items():
+                dec.roots[j] = (ra, 1)
+                dec.roots[k_nz - 1 - j] = (rb, -1)
+            stuck_all -= set(dec.roots)
+            order_loop(lambda i: MAX_CELL_LEVEL if i in dec.roots else order_cap(i))
+            sym_ = order_symbols(ibounds()[0], n_pos)
+            order = [o if o != "?" or j in equal_pairs else (sym_[j] or "?") for j, o in enumerate(order)]
+            if "?" in order:
+                notes.append(f"α_j vs β_j left '?' at j = {[j for j, o in enumerate(order) if o == '?']}: "
+                             f"their cells do not separate within {MAX_CELL_LEVEL} levels")
     # --- digits of b, c, d: refine the cells whose width weighs most
     target = 10.0 ** (-digits)
     floor = SHARE_FLOOR * frob_S / frob_L if frob_L else SHARE_FLOOR
@@ -1002,23 +1054,25 @@ def head_spectrum(gd: GramData, rank: int | None, digits: int = 9, budget: Budge
                         equal_pairs, stats, notes, rank_M=rank)
 
 
-def _exact_ties(order: list, counter: ExactCounter, n_pos: int, zero: int, notes: list) -> tuple[list, list]:
+def _exact_ties(order: list, counter: ExactCounter, n_pos: int, zero: int, notes: list) -> tuple[list, list, dict]:
     """Orders still '?' at the level cap: decide α_j = β_j exactly from the
-    real roots of charpoly(X) when its cost is within the budget."""
+    real roots of charpoly(X) when its cost is within the budget.  Returns the
+    orders (with '=' where proved), the j proved equal, and {j: (α_j, β_j)} as
+    exact real algebraic numbers (ν units) for the j where they differ."""
     from ..exact.algebraic import real_roots   # heavy: only for exact ties
 
     try:
         p = counter.poly()
     except RouteSkipped as err:
         notes.append(f"α_j vs β_j left undecided at the level cap: {err}")
-        return order, []
+        return order, [], {}
     roots = []
     for r, mult in real_roots(p):
         roots.extend([r] * mult)
     roots = [r for r in reversed(roots) if r.sign() != 0]          # nonzero, decreasing
     pos = [r for r in roots if r.sign() > 0]
     neg = [-r for r in reversed(roots) if r.sign() < 0]
-    out, eq = list(order), []
+    out, eq, apart = list(order), [], {}
     for j, o in enumerate(order):
         if o != "?":
             continue
@@ -1028,8 +1082,10 @@ def _exact_ties(order: list, counter: ExactCounter, n_pos: int, zero: int, notes
         if c == 0:
             out[j] = "="
             eq.append(j)
+        elif a_ is not None and b_ is not None:
+            apart[j] = (a_, b_)
         else:
-            notes.append(f"α_{j} vs β_{j} differ by less than the finest cell; left '?'")
+            out[j] = ">" if c > 0 else "<"
     if eq:
         notes.append(f"α_j = β_j proved from the exact roots of charpoly(X) at j = {eq}")
-    return out, eq
+    return out, eq, apart

@@ -223,11 +223,12 @@ def plot(rows: list[dict], path: str | Path, title: str, N: int) -> None:
     Heads are labelled ``H<h>`` (one layer) or ``L<l>H<h>`` wherever a label
     meets no other label, no corner name and no point.  An antisymmetric head
     (a = 1: S = 0, so (b, c, d) = 0) has no point on the simplex: it is listed
-    under the triangle, never drawn at a corner.  The colour scale stays in
+    under the triangle, never drawn at a corner; so is a head with L = 0 (no
+    profile), which also has no bar (its place says "L = 0").  The colour scale stays in
     [0, 1] (a is a fraction).  Floats are display values only.
 
     rows  -- table rows (``layer``, ``head``, ``a``, ``b``, ``c``, ``d``);
-             rows without ``b`` are skipped
+             rows without ``b`` (L = 0) are listed, not drawn
     path  -- the PNG file (its folder is created)
     title -- figure title; N -- the model width d_model (for a₀)
     """
@@ -237,10 +238,12 @@ def plot(rows: list[dict], path: str | Path, title: str, N: int) -> None:
     import matplotlib.pyplot as plt
     from matplotlib.colors import TwoSlopeNorm
 
+    # L = 0 (no profile, Lean's π(0) = 0): no point and no bar, but listed, never silently left out
+    zero = [r for r in rows if r.get("b") in (None, "")]
     rows = [r for r in rows if r.get("b") not in (None, "")]
     p = Path(path)
-    layer_ids = sorted({int(r["layer"]) for r in rows})
-    head_ids = sorted({int(r["head"]) for r in rows})
+    layer_ids = sorted({int(r["layer"]) for r in rows + zero})
+    head_ids = sorted({int(r["head"]) for r in rows + zero})
     n_l, n_h = max(len(layer_ids), 1), max(len(head_ids), 1)
     one_layer = len(layer_ids) == 1
     fig_h = 5.6 if n_l <= 8 else min(5.6 + 0.22 * (n_l - 8), 10.0)  # the grid grows with the layers
@@ -249,10 +252,14 @@ def plot(rows: list[dict], path: str | Path, title: str, N: int) -> None:
     ax1, ax2, cax = fig.add_subplot(gs[0, 0]), fig.add_subplot(gs[0, 1]), fig.add_subplot(gs[0, 2])
     base = (N - 1) / (2 * N)
     fig.suptitle(title + f"; random baseline a₀ = (d_model − 1)/(2·d_model) = {base:.4f}", fontsize=11)
+    zero_names = [f"H{r['head']}" if one_layer else f"L{r['layer']}H{r['head']}" for r in zero]
+    zero_text = ("L = 0 (no profile): " + ", ".join(zero_names[:10])
+                 + (f", … ({len(zero_names) - 10} more)" if len(zero_names) > 10 else "")) if zero else ""
     if not rows:
         for ax in (ax1, ax2, cax):
             ax.axis("off")
-        ax2.text(0.5, 0.5, "no head with a profile", ha="center", va="center")
+        ax2.text(0.5, 0.5, "no head with a profile" + (f"\n{zero_text}" if zero else ""), ha="center",
+                 va="center")
         atomic_savefig(fig, p, dpi=120)
         plt.close(fig)
         return
@@ -336,6 +343,10 @@ def plot(rows: list[dict], path: str | Path, title: str, N: int) -> None:
         ax1.text(0.5, -0.17, f"a = 1 (L antisymmetric, S = 0: no point on the simplex): {shown}",
                  ha="center", va="top", fontsize=7.5, color="0.15",
                  bbox=dict(boxstyle="round,pad=0.3", fc=cmap(norm(1.0)), alpha=0.35, ec="0.5"))
+    if zero:
+        ax1.set_ylim(-0.36, top + 0.12)
+        ax1.text(0.5, -0.245 if skew else -0.17, zero_text, ha="center", va="top", fontsize=7.5, color="0.15",
+                 bbox=dict(boxstyle="round,pad=0.3", fc="white", ec="0.5"))
     everyone = [i for i in range(len(rows)) if i not in skew]
     fits = place_labels(ax1, everyone, draw=False)
     crowd = [i for i in everyone if i not in fits]
@@ -367,7 +378,7 @@ def plot(rows: list[dict], path: str | Path, title: str, N: int) -> None:
     if not zoomed:
         labelled = place_labels(ax1, everyone)
     if len(labelled) < len(everyone):
-        ax1.text(0.5, -0.33 if skew else -0.21, f"{len(labelled)} of {len(everyone)} heads labelled here; every "
+        ax1.text(0.5, -0.33 if skew or zero else -0.21, f"{len(labelled)} of {len(everyone)} heads labelled here; every "
                  "head is in the "
                  + ("bars" if one_layer else "grid"), ha="center", va="bottom", fontsize=7.5, color="0.3")
 
@@ -379,6 +390,9 @@ def plot(rows: list[dict], path: str | Path, title: str, N: int) -> None:
         ax2.legend(loc="upper right", fontsize=8, framealpha=0.9)
         for xi, ai in zip(hx, a):
             ax2.text(xi, ai, f"{ai:.2f}", ha="center", va="bottom", fontsize=7.5)
+        for r in zero:  # no bar: L = 0 has no skew energy (Lean: a = 0/0 = 0), said in words
+            ax2.text(int(r["head"]), 0.01, "L = 0", ha="center", va="bottom", fontsize=7.5, rotation=90,
+                     color="0.3")
         ax2.set_xticks(head_ids, [str(h) for h in head_ids], fontsize=8)
         ax2.set_xlim(min(head_ids) - 0.6, max(head_ids) + 0.6)
         ax2.set_ylim(0, max(float(a.max()), base) * 1.22 + 0.02)
@@ -391,6 +405,7 @@ def plot(rows: list[dict], path: str | Path, title: str, N: int) -> None:
         grid = np.full((n_l, n_h), np.nan)
         for r, av in zip(rows, a):
             grid[li[int(r["layer"])], hi[int(r["head"])]] = av
+        zero_cells = {(li[int(r["layer"])], hi[int(r["head"])]) for r in zero}
         ax2.imshow(np.ma.masked_invalid(grid), cmap=cmap, norm=norm, aspect="auto", interpolation="nearest")
         ax2.set_xlabel("head")
         ax2.set_ylabel("layer")
@@ -408,6 +423,8 @@ def plot(rows: list[dict], path: str | Path, title: str, N: int) -> None:
                     dark = 0.299 * rgba[0] + 0.587 * rgba[1] + 0.114 * rgba[2] < 0.5
                     ax2.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=fs,
                              color="white" if dark else "black")
+            for i, j in zero_cells:
+                ax2.text(j, i, "L=0", ha="center", va="center", fontsize=fs, color="0.3")
     cb = fig.colorbar(matplotlib.cm.ScalarMappable(norm=norm, cmap=cmap), cax=cax)
     cb.set_label("a = ‖T‖²/‖L‖² (skew energy); black line: random baseline a₀")
     cb.ax.axhline(base, color="k", lw=1.5)

@@ -22,8 +22,10 @@ from ..exact.rational import ndarray_to_fmpq_mat
 from ..io.inputs import ValueHeadInput
 
 STATEMENT = "clusters_good_triple"
-CSV_COLUMNS = ("model", "layer", "head", "kv_head", "d_head", "d_model", "top_condition", "largest_eigenvalue",
-               "lambda1", "abs_lambda2",
+#: numbers as numbers: the eigenvalue of largest modulus (complex for many heads) is written as its real and
+#: imaginary parts (the row's ``largest_eigenvalue`` "a+bi" is for the terminal and the JSON)
+CSV_COLUMNS = ("model", "layer", "head", "kv_head", "d_head", "d_model", "top_condition", "largest_eigenvalue_re",
+               "largest_eigenvalue_im", "lambda1", "abs_lambda2",
                "n_real_eigenvalues", "qk_phi1", "qk_phi1_scaled", "good_triple", "evidence", "certificate", "note")
 
 
@@ -64,20 +66,24 @@ def classify_head(vh) -> tuple[dict, dict | None]:
     lam = rec.get("clusters.top_eigenvalue")
     qk = rec.get("clusters.qk_phi1")
     sp = run.subject.memo("clusters_spectrum", lambda: None)  # the certified spectrum, when it was computed
-    abs2, nreal, largest = None, None, ""
+    abs2, nreal, largest, re_im = None, None, "", (None, None)
     if sp is not None:
         mods = sorted(((float(abs(e.ball(64)).mid()), e) for e in sp.eigs for _ in range(e.mult)),
                       key=lambda t: -t[0])
         abs2 = mods[1][0] if len(mods) > 1 else None
         nreal = sum(e.mult for e in sp.eigs if e.real)
         largest = mods[0][1].describe() if mods else ""
+        if mods:
+            b = mods[0][1].ball(64)
+            re_im = (float(b.real.mid()), 0.0 if mods[0][1].real else float(b.imag.mid()))
     qv = _mid(qk.result.value) if qk else None
     row = {
         "model": vh.model, "layer": vh.layer, "head": vh.head, "kv_head": vh.kv_head, "d_head": vh.n,
         "d_model": vh.N,
         "top_condition": top.result.value["bool"] if top else None,
         "lambda1": _mid(lam.result.value) if lam else None,
-        "largest_eigenvalue": largest, "abs_lambda2": abs2, "n_real_eigenvalues": nreal,
+        "largest_eigenvalue": largest, "largest_eigenvalue_re": re_im[0], "largest_eigenvalue_im": re_im[1],
+        "abs_lambda2": abs2, "n_real_eigenvalues": nreal,
         "qk_phi1": qv, "qk_phi1_scaled": qv / math.sqrt(vh.n) if qv is not None else None,
         "qk_phi1_enclosure": qk.result.value if qk else None,
         "good_triple": good.result.value["bool"] if good else None,

@@ -57,7 +57,9 @@ class ModelRef:
 @dataclass
 class RunConfig:
     """Options of a run (picklable): per-head settings plus which head gets
-    the exact cross-checks ("first" = the first selected head of the model)."""
+    the exact cross-checks ("first" = the model's first head, layer 0 head 0, when the
+    run selects it -- never another head, so that a head's certificate is the same bytes
+    whichever heads a run selects)."""
 
     digits: int = 9
     exact_signature: str = "first"       # all / first / none
@@ -228,7 +230,9 @@ def _plan(model, layers, cfg: RunConfig, existing: Callable[[int, int], Path | N
     ``heads`` selects head indices within every selected layer (None: all)."""
     sel = _layer_jobs(model, layers)
     wanted = [h for h in range(model.n_heads) if heads is None or h in heads]
-    first = (sel[0], wanted[0]) if sel and wanted else None
+    # the model's first head, whatever the selection: a head's certificate (which records the
+    # cross-checks it got) must not depend on which other heads the run certifies
+    first = (0, 0)
     todo = []
     for l in sel:
         paths = {h: existing(l, h) for h in wanted}

@@ -452,14 +452,34 @@ def _check_keys(doc: dict, shape: str, where: str) -> None:
         raise QKInputError(f"{where}: key 'kind' is {doc['kind']!r}, but the keys are those of a {shape} input")
 
 
+#: what a reader asking for ``kind`` accepts, and the words naming it when another input is given
+#: (a law, §1, vector, rho, lobes, family or Θ-point input has no matrix L)
+_WANTED = {"matrix": (lambda x: hasattr(x, "L"), "a matrix (or a head)"),
+           "symmetric": (lambda x: hasattr(x, "L"), "a symmetric matrix (or a head)"),
+           "matrix_n": (lambda x: isinstance(x, MatrixInput), "{\"L\": …, \"n\": k} or a head"),
+           "head": (lambda x: isinstance(x, HeadInput), "a head {\"W_Q\": …, \"W_K\": …}"),
+           "orthogonal": (lambda x: isinstance(x, OrthoInput), "{\"L\": …, \"U\": …} with U orthogonal"),
+           "triple": (lambda x: isinstance(x, TripleInput), "a triple {\"Q\": …, \"K\": …, \"V\": …}")}
+
+
 def input_from_document(doc: Any, kind: str | None = None, where: str = "input"):
     """Build a claim input from a parsed document (see module docstring).
 
     ``kind`` (a Claim.input_kind) selects what is expected; a head is also
     accepted where a matrix is expected (its L = W_Kᵀ W_Q is used).
     Raises QKInputError naming the problem -- including a key (or an
-    ``.npz`` array) that the document's shape does not have (:data:`SHAPES`).
+    ``.npz`` array) that the document's shape does not have (:data:`SHAPES`),
+    and an input of another kind than ``kind`` asks for (:data:`_WANTED`).
     """
+    obj = _read_document(doc, kind, where)
+    if kind in _WANTED and not _WANTED[kind][0](obj):
+        what = getattr(obj, "kind2", None) or type(obj).__name__
+        raise QKInputError(f"{where}: a {what} input; {_WANTED[kind][1]} is needed")
+    return obj
+
+
+def _read_document(doc: Any, kind: str | None, where: str):
+    """:func:`input_from_document` before the check of the kind asked for."""
     if kind == "law" or (isinstance(doc, dict) and "model" in doc):
         return LawInput.from_document(doc, where)
     from .attention_inputs import KINDS as _S1_KINDS, make_input

@@ -16,6 +16,7 @@ command that converts them.  No network access.
 from __future__ import annotations
 
 import importlib.util
+import numbers
 from pathlib import Path
 
 from ..errors import QKInputError
@@ -67,6 +68,8 @@ def resolve_model(spec: str | None) -> tuple[Path, str | None]:
     from .hub import is_hub_id, resolve_hub
 
     p = Path(spec)
+    if p.exists() and not (p.is_file() or p.is_dir()):  # a device, a FIFO: never opened as weights
+        raise QKInputError(f"{spec}: not a regular file or a folder")
     if not p.exists() and not is_hub_id(spec):
         raise QKInputError(f"{spec}: no such file, directory, known model ({', '.join(KNOWN_MODELS)}) "
                            "or Hugging Face hub id (org/name)")
@@ -109,6 +112,10 @@ def load_model(spec: str | None = None, n_heads: int | None = None, n_kv_heads: 
     converts them), q/k normalisation or soft-capping without the option, and
     a hub id the local cache does not hold.
     """
+    for opt, v in (("n_heads", n_heads), ("n_kv_heads", n_kv_heads)):
+        # 0 is not "not given": a falsy 0 fell through to the config's count
+        if v is not None and (isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1):
+            raise QKInputError(f"--{opt.replace('_', '-')} {v}: a head count is a positive integer")
     path, canon = resolve_model(spec)
     name = name or canon
     if layout is not None or pre_softcap:

@@ -875,6 +875,10 @@ class LayoutFile:
     description: str | None
 
 
+#: the largest layout file read (a layout is a few lines of templates and counts)
+MAX_LAYOUT_BYTES = 1 << 20
+
+
 def read_layout(path: str | Path) -> LayoutFile:
     """Read a layout file (``.toml`` or ``.json``) and check it: known keys only, one ``{layer}``
     in each template, either query + key or qkv, positive head counts with n_kv_heads dividing
@@ -885,9 +889,12 @@ def read_layout(path: str | Path) -> LayoutFile:
 
     p = Path(path)
     try:
-        raw = p.read_bytes()
+        with open(p, "rb") as fh:  # a layout is a few lines: a huge file is refused, not read whole
+            raw = fh.read(MAX_LAYOUT_BYTES + 1)
     except OSError as err:
         raise QKInputError(f"{p}: cannot read the layout file ({err.strerror or err.__class__.__name__})") from None
+    if len(raw) > MAX_LAYOUT_BYTES:
+        raise QKInputError(f"{p}: a layout file of more than {MAX_LAYOUT_BYTES} bytes is refused")
     try:
         if p.suffix.lower() == ".json":
             doc = json.loads(raw.decode("utf-8"))
@@ -898,6 +905,8 @@ def read_layout(path: str | Path) -> LayoutFile:
     except (UnicodeDecodeError, ValueError) as err:
         raise QKInputError(f"{p}: not a readable layout file ({err.__class__.__name__}: "
                            f"{str(err).splitlines()[0] if str(err) else ''})") from None
+    except RecursionError:
+        raise QKInputError(f"{p}: not a readable layout file (nested too deeply)") from None
     if not isinstance(doc, dict):
         raise QKInputError(f"{p}: a layout file is a table (TOML) or an object (JSON)")
     extra = sorted(set(doc) - set(LAYOUT_KEYS))

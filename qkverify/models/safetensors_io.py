@@ -208,14 +208,33 @@ class Checkpoint:
         return self.file_of(name).get(name)
 
 
+#: the largest config.json / model.safetensors.index.json read (real ones are kilobytes; an index
+#: of many thousand tensors a few MiB)
+MAX_JSON_BYTES = 64 << 20
+
+
+def read_json_file(path: Path, limit: int = MAX_JSON_BYTES):
+    """The JSON document of a small side file of a checkpoint (``config.json``, a shard index).
+    QKInputError (one line) for a file that cannot be read, is larger than ``limit`` bytes (it is
+    not read whole), is not UTF-8 JSON or is nested too deeply for the parser."""
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(limit + 1)
+    except OSError as err:
+        raise QKInputError(f"{path}: cannot read ({err.strerror or err.__class__.__name__})") from None
+    if len(raw) > limit:
+        raise QKInputError(f"{path}: larger than {limit} bytes; not read")
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        raise QKInputError(f"{path}: not readable JSON") from None
+
+
 def _weight_map(idx: Path) -> dict[str, str]:
     """The ``weight_map`` of a sharded checkpoint's index (tensor -> shard
     file name).  Raises QKInputError for an unreadable index, a shard name
     with a directory part, or no map."""
-    try:
-        doc = json.loads(idx.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        raise QKInputError(f"{idx}: not readable JSON") from None
+    doc = read_json_file(idx)
     wm = doc.get("weight_map") if isinstance(doc, dict) else None
     if not isinstance(wm, dict) or not wm or not all(isinstance(k, str) and isinstance(v, str) for k, v in wm.items()):
         raise QKInputError(f"{idx}: no weight_map (tensor name -> shard file)")

@@ -19,7 +19,7 @@ from ..errors import QKInputError
 from ..io.hashing import sha256_of
 from .base import HeadRecord, Model, kv_head_of
 from .layouts import Plan, effective_config, resolve
-from .safetensors_io import Checkpoint, SafetensorsFile
+from .safetensors_io import Checkpoint, SafetensorsFile, read_json_file
 
 _GENERIC = {"model", "models", "pytorch_model", "weights", "snapshots", "main", "checkpoint", "."}
 
@@ -41,10 +41,7 @@ def read_config(path: Path) -> dict:
     cfg = d / "config.json"
     if not cfg.is_file():
         return {}
-    try:
-        data = json.loads(cfg.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        raise QKInputError(f"{cfg}: not readable JSON") from None
+    data = read_json_file(cfg)
     if not isinstance(data, dict):
         raise QKInputError(f"{cfg}: not a JSON object")
     return data
