@@ -22,3 +22,19 @@ def test_a_singular_basis_with_a_null_vector_inverse_witness_is_refused():
                         [F.record(F.MT + "heads_have_balanced_attention", "fails", "exact", {"hnd": True})])
     out = F.verify(doc)
     assert out.status == "invalid" and "basis" in out.reason, out
+
+
+def test_posdefon_is_not_stated_false_on_the_span_of_dependent_rows():
+    # S = diag(1, 1, −1) is ≻ 0 on span{(1, 0, 0)}; V's rows (1, 0, 0), (2, 0, 0) span it but are
+    # dependent.  "hV is false" (dropped) with rank witnesses of L and V is a false statement.
+    from flint import fmpq_mat
+
+    from qkverify.claims.common import rank_witness
+
+    L = [[1, 0, 0], [0, 1, 0], [0, 0, -1]]
+    inp = {"kind": "matrix_subspace", "L": [[str(x) for x in r] for r in L], "n": 3,
+           "V": [["1", "0", "0"], ["2", "0", "0"]]}
+    ws = [rank_witness(fmpq_mat(L), "L"), rank_witness(fmpq_mat([[1, 0, 0], [2, 0, 0]]), "V")]
+    doc = F.certificate("rank_balance", inp, ws, [F.record(F.MT + "finrank_le_of_posDefOn", "holds", "exact",
+                                                           {"hrank": True, "hV": False}, dropped=["hV"])])
+    assert F.verify(doc).status != "valid"
