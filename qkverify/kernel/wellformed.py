@@ -87,9 +87,11 @@ def _user(i: dict) -> Args:
 
 
 def basis(q: Any) -> None:
-    """b : Basis (Fin N) ℝ C -- a head input's B is invertible: its inverse witness (multiplied back)."""
+    """b : Basis (Fin N) ℝ C -- a head input's B is invertible: its inverse witness (multiplied back).
+    An inverse witness may also show a matrix singular (a kernel vector: Lean's X⁻¹ = 0); for a
+    basis that proves the input is *not* of the type, so it is refused, never read as Lean's 0."""
     if q.kind == "head" and "B" in q.args:
-        q.fact("inverse", "B")
+        require(not q.fact("inverse", "B").singular, "input", "B is singular: not a basis (b : Basis (Fin N) ℝ C)")
 
 
 def slices(t: dict, n: int, what: str) -> None:

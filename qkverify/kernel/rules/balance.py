@@ -9,7 +9,7 @@ from flint import arb, fmpq, fmpz_poly
 from ..algebra import Root, precision, to_arb
 from ..algebra import Coord
 from ..derive import Ctx, derived, lean_div
-from ..jsonio import Undecided
+from ..jsonio import Undecided, require
 from ..table import MT, dfn, predicate, thm
 from ..wellformed import Args, kind, matrix, square
 from . import definition6 as Def6
@@ -124,7 +124,10 @@ def _posdef_on(q: Ctx) -> bool:
     """posDefOn (symPart L) V, V spanned by the rows of V: with the rows a basis (rank witness),
     x = Vᵀc, S ≻ 0 on V iff G = V S Vᵀ ≻ 0 -- the definite fact of G (LDLᵀ multiplied back, or an
     x with xᵀGx ≤ 0); the kernel takes no determinant."""
-    return _dim_V(q) == q.mat("V").nrows() and q.fact("definite", "VSVt").positive
+    # rows that are not a basis (dependent) leave posDefOn on their span open: the false branch
+    # would say "not posDefOn" of a span S may well be ≻ 0 on -- the input's V is a basis
+    require(_dim_V(q) == q.mat("V").nrows(), "input", "the rows of V are not a basis of the subspace (dependent)")
+    return q.fact("definite", "VSVt").positive
 
 
 derived("VSVt")(lambda q: q.mat("V") * q.mat("S") * q.mat("V").transpose())

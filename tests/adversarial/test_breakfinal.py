@@ -1,0 +1,40 @@
+"""breakfinal: a last hostile-prover pass over the kernel.  Each forgery tells a consistent false
+story (its witnesses are made for the false claim); none may be valid."""
+
+from __future__ import annotations
+
+import forge as F
+
+
+def test_a_singular_basis_with_a_null_vector_inverse_witness_is_refused():
+    # W_Q = e₀ᵀ, W_K = e₁ᵀ in ℝ², B = [[1, 0], [0, 0]] is not a basis.  The inverse witness of B is
+    # given in its "singular" form (a kernel vector (0, 1), correct: B·(0, 1) = 0), which is Lean's
+    # B⁻¹ = 0 for a matrix -- but a Basis is invertible by its type, so the input is not of the type.
+    # The Gram matrix in B is 0 (signature (0, 0, 2) ≠ (1, 1, 0)): "Theorem 3 fails with hnd true".
+    from flint import fmpq_mat
+
+    from qkverify.claims.common import rank_witness, spectrum_witness
+
+    inp = {"kind": "head", "W_Q": [["1", "0"]], "W_K": [["0", "1"]], "B": [["1", "0"], ["0", "0"]]}
+    ws = [rank_witness(fmpq_mat([[0, 1], [1, 0]]), "M"), spectrum_witness(fmpq_mat(2, 2), "gram"),
+          {"kind": "inverse", "of": "B", "null": ["0", "1"]}]
+    doc = F.certificate("heads_have_balanced_attention", inp, ws,
+                        [F.record(F.MT + "heads_have_balanced_attention", "fails", "exact", {"hnd": True})])
+    out = F.verify(doc)
+    assert out.status == "invalid" and "basis" in out.reason, out
+
+
+def test_posdefon_is_not_stated_false_on_the_span_of_dependent_rows():
+    # S = diag(1, 1, −1) is ≻ 0 on span{(1, 0, 0)}; V's rows (1, 0, 0), (2, 0, 0) span it but are
+    # dependent.  "hV is false" (dropped) with rank witnesses of L and V is a false statement.
+    from flint import fmpq_mat
+
+    from qkverify.claims.common import rank_witness
+
+    L = [[1, 0, 0], [0, 1, 0], [0, 0, -1]]
+    inp = {"kind": "matrix_subspace", "L": [[str(x) for x in r] for r in L], "n": 3,
+           "V": [["1", "0", "0"], ["2", "0", "0"]]}
+    ws = [rank_witness(fmpq_mat(L), "L"), rank_witness(fmpq_mat([[1, 0, 0], [2, 0, 0]]), "V")]
+    doc = F.certificate("rank_balance", inp, ws, [F.record(F.MT + "finrank_le_of_posDefOn", "holds", "exact",
+                                                           {"hrank": True, "hV": False}, dropped=["hV"])])
+    assert F.verify(doc).status != "valid"
