@@ -20,6 +20,7 @@ True
 from __future__ import annotations
 
 import contextlib
+import math
 import sys
 
 # -- reading ----------------------------------------------------------------
@@ -35,6 +36,12 @@ MAX_JSON_DEPTH = 64
 MAX_DIM = 256
 #: side of a matrix the kernel takes the characteristic polynomial of (a head's J·Z·Zᵀ is 2n × 2n)
 MAX_CHARPOLY_DIM = 512
+#: work of one characteristic polynomial, :func:`charpoly_work` = n³·b·(n + b/16) for an n × n
+#: integer matrix of b-bit entries (after clearing denominators).  FLINT's multimodular charpoly
+#: takes about 2.8e-11 s per unit on the development machine: 2^40 is some 30 s.  A real head's
+#: J·Z·Zᵀ fits: 2n = 64 (all-MiniLM-L6-v2, b ≤ 90) 2e9; 2n = 256 (d_head 128, b ≈ 110-130 from
+#: float32 weights) 5e11; 2n = 256 up to b = 236 bits.
+MAX_CHARPOLY_WORK = 1 << 40
 #: head dimension n of a weights head (J·Z·Zᵀ is 2n × 2n)
 MAX_HEAD_N = 256
 #: entries of a matrix given inline in a certificate
@@ -95,6 +102,65 @@ def over(what: str, value: int, cap: int, name: str) -> None:
         from .jsonio import Undecided
 
         raise Undecided(f"{value} {what} exceed the kernel's limit {name} = {cap} (kernel/limits.py)")
+
+
+def charpoly_work(n: int, bits: int) -> int:
+    """Estimated cost n³·b·(n + b/16) of the characteristic polynomial of an n × n integer matrix
+    whose entries have at most b bits: about n·b/60 primes, each an n³ charpoly modulo the prime,
+    plus the reduction of n² entries of b bits per prime.
+
+    >>> charpoly_work(64, 90) < MAX_CHARPOLY_WORK < charpoly_work(160, 1994)
+    True
+    """
+    return n**3 * bits * (16 * n + bits) // 16
+
+
+def cleared_bits(X, n: int) -> int:
+    """Bits of the largest entry of the integer matrix FLINT takes the characteristic polynomial
+    of: X's entries (``fmpz_mat``), or an upper bound for ``fmpq_mat`` -- the largest numerator's
+    bits plus those of d, the lcm of the denominators (FLINT clears them matrix-wise).  d is built
+    one distinct denominator at a time and abandoned, returning its bits so far, once the work of
+    an n × n matrix of d's size is past MAX_CHARPOLY_WORK: a certificate cannot make the kernel
+    multiply out the lcm of thousands of distinct denominators."""
+    ents = X.entries()
+    if not ents:
+        return 0
+    if not hasattr(ents[0], "q"):
+        return max(abs(e).bit_length() for e in ents)
+    d = 1
+    for q in {int(e.q) for e in ents}:
+        d = math.lcm(d, q)
+        if charpoly_work(n, d.bit_length()) > MAX_CHARPOLY_WORK:
+            break
+    return max(abs(e.p).bit_length() for e in ents) + (d.bit_length() if d > 1 else 0)
+
+
+def for_charpoly(X):
+    """X itself, after checking that its characteristic polynomial is within the kernel's work cap
+    (undecided naming MAX_CHARPOLY_DIM or MAX_CHARPOLY_WORK, before any of it is computed).  Called
+    on the matrix itself, before FLINT clears its denominators (``numer_denom``) or takes the
+    polynomial: ``limits.for_charpoly(X).charpoly()``.
+
+    >>> from flint import fmpq_mat
+    >>> for_charpoly(fmpq_mat([[1, 2], [3, 4]])).charpoly()
+    x^2 + (-5)*x + (-2)
+    >>> X = fmpq_mat(64, 64, [2**20000 * (k % 65 == 0) for k in range(64 * 64)])
+    >>> for_charpoly(X)  # 64 × 64, 20,001-bit entries
+    Traceback (most recent call last):
+    ...
+    qkverify.kernel.jsonio.Undecided: the characteristic polynomial of a 64 × 64 matrix of 20001-bit entries: work n³·b·(n + b/16) = 6889816473600 exceeds the kernel's limit MAX_CHARPOLY_WORK = 1099511627776 (kernel/limits.py)
+    """
+    n = X.nrows()
+    over("rows of a matrix to take the characteristic polynomial of", n, MAX_CHARPOLY_DIM, "MAX_CHARPOLY_DIM")
+    b = cleared_bits(X, n)
+    w = charpoly_work(n, b)
+    if w > MAX_CHARPOLY_WORK:
+        from .jsonio import Undecided
+
+        raise Undecided(f"the characteristic polynomial of a {n} × {n} matrix of {b}-bit entries: work "
+                        f"n³·b·(n + b/16) = {w} exceeds the kernel's limit MAX_CHARPOLY_WORK = "
+                        f"{MAX_CHARPOLY_WORK} (kernel/limits.py)")
+    return X
 
 
 @contextlib.contextmanager

@@ -191,7 +191,7 @@ def spectrum_of(w: dict, X: fmpq_mat) -> Spectrum:
     limits.over("rows of a matrix to take the characteristic polynomial of", X.nrows(), limits.MAX_CHARPOLY_DIM,
                 "MAX_CHARPOLY_DIM")
     require(sum(len(f["poly"]) - 1 for f in w["factors"]) <= X.nrows(), what, "the factors' degrees exceed the size")
-    P = integer_scaled(X, D, what).charpoly()
+    P = limits.for_charpoly(integer_scaled(X, D, what)).charpoly()
     prod, lead = fmpz_poly([1]), fmpz(1)
     values: list[Real] = []
     polys = []
@@ -247,7 +247,7 @@ def cells_of(w: dict, X: fmpz_mat) -> Cells:
 
     Two values in cells are compared by :func:`.derive.cell_cmp` (the same half-open rule)."""
     what = "cells witness"
-    full = X.charpoly()
+    full = limits.for_charpoly(X).charpoly()
     cs = full.coeffs()
     z = w["zero"]
     require(all(c == 0 for c in cs[:z]) and (z == len(cs) - 1 or cs[z] != 0), what,
@@ -302,11 +302,11 @@ def fiber_props(face: str, S: fmpq_mat, H: fmpq_mat, P: fmpq_mat) -> Fiber:
     require(H + P * sgn == S, what, f"S ≠ H {'+' if sgn > 0 else '−'} P")
     require(H.transpose() == H and P.transpose() == P, what, "H or P is not symmetric")
     require(H * S == S * H and P * S == S * P and H * P == P * H, what, "H, P and S do not commute")
-    D = max(H.numer_denom()[1], fmpz(1))
+    D = max(limits.for_charpoly(H).numer_denom()[1], fmpz(1))
     ch = integer_scaled(H, D, what).charpoly().coeffs()
     parity = [c for k, c in enumerate(ch) if (k + len(ch) - 1) % 2 == 1]
     require(all(c == 0 for c in parity), what, "the spectrum of H is not symmetric about 0")
-    D = max(P.numer_denom()[1], fmpz(1))
+    D = max(limits.for_charpoly(P).numer_denom()[1], fmpz(1))
     cp = integer_scaled(P, D, what).charpoly().coeffs()
     neg = [c if k % 2 == 0 else -c for k, c in enumerate(cp)]
     nz = [c for c in neg if c != 0]
@@ -525,7 +525,7 @@ def _croots(w: dict, q) -> CRoots:
                 "MAX_CHARPOLY_DIM")
     prec = w["prec"]
     require(64 <= prec <= limits.MAX_PREC, what, f"prec must lie in [64, {limits.MAX_PREC}]")
-    Y, D = X.numer_denom()
+    Y, D = limits.for_charpoly(X).numer_denom()
     fs = [(poly(f["poly"]), f["multiplicity"]) for f in w["factors"]]
     require(all(f.degree() >= 1 for f, _ in fs) and len({m for _, m in fs}) == len(fs), what,
             "a factor is constant, or two have one multiplicity")

@@ -38,3 +38,36 @@ def test_posdefon_is_not_stated_false_on_the_span_of_dependent_rows():
     doc = F.certificate("rank_balance", inp, ws, [F.record(F.MT + "finrank_le_of_posDefOn", "holds", "exact",
                                                            {"hrank": True, "hV": False}, dropped=["hV"])])
     assert F.verify(doc).status != "valid"
+
+
+def _slow_spectrum_certificate(n: int, digits: int) -> dict:
+    # breakfinal's SLOW INPUT: a symmetric n × n matrix of `digits`-digit rationals (p/7) with a made-up
+    # spectrum (x^n).  Its characteristic polynomial is what costs: 160 × 600 digits took 55-77 s
+    # before the kernel answered invalid.
+    import random
+
+    rnd = random.Random(7)
+    L = [[None] * n for _ in range(n)]
+    for i in range(n):
+        for j in range(i, n):
+            p = rnd.randrange(10 ** (digits - 1), 10 ** digits) * rnd.choice((1, -1))
+            L[i][j] = L[j][i] = f"{p}/7" if p % 7 else str(p // 7)
+    w = {"kind": "spectrum", "of": "S", "scale": "7",
+         "factors": [{"poly": ["0", "1"], "multiplicity": n, "roots": [["0", "0"]]}]}
+    return F.certificate("profile_sum_eq_one", {"kind": "matrix", "L": L}, [w],
+                         [F.record(F.A + "profileA_nonneg", "holds")])
+
+
+def test_a_huge_digit_matrix_is_undecided_before_its_characteristic_polynomial():
+    out = F.verify(_slow_spectrum_certificate(160, 600))
+    assert out.status == "undecided" and "MAX_CHARPOLY_WORK" in out.reason and "1994-bit" in out.reason, out
+
+
+def test_the_charpoly_work_cap_leaves_real_heads_and_small_huge_digit_matrices():
+    # J·Z·Zᵀ of a real head: 2n = 64 (all-MiniLM-L6-v2, entries ≤ 90 bits) and 2n = 256 (d_head 128,
+    # float32 weights: 110-130 bits) are within the cap; a small matrix of huge entries too.
+    from qkverify.kernel.limits import MAX_CHARPOLY_WORK, charpoly_work
+
+    assert charpoly_work(64, 90) < charpoly_work(256, 160) < MAX_CHARPOLY_WORK < charpoly_work(160, 1994)
+    out = F.verify(_slow_spectrum_certificate(4, 600))
+    assert out.status == "invalid" and "do not multiply" in out.reason, out

@@ -49,7 +49,7 @@ def _roots_eq(q: Ctx) -> bool:
     p = fmpq_poly([0, 1]) ** (S.nrows() - 2 * len(x))
     for a, b in zip(x, y):
         p *= fmpq_poly([-a, 1]) * fmpq_poly([b, 1])
-    return S.charpoly() == p
+    return limits.for_charpoly(S).charpoly() == p
 
 
 def _profile_of_spectrum(q: Ctx) -> bool:

@@ -84,7 +84,7 @@ def _eq(a, b) -> bool:
 
 def _psd(X: fmpq_mat) -> bool:
     """Symmetric X ⪰ 0: no sign change in charpoly(−x) (real-rooted, so Descartes is exact)."""
-    cs = [c if i % 2 == 0 else -c for i, c in enumerate(X.numer_denom()[0].charpoly().coeffs())]
+    cs = [c if i % 2 == 0 else -c for i, c in enumerate(limits.for_charpoly(X).numer_denom()[0].charpoly().coeffs())]
     nz = [c for c in cs if c != 0]
     return all((a > 0) == (b > 0) for a, b in zip(nz, nz[1:]))
 
@@ -329,7 +329,7 @@ def _opnorm(q: Ctx, i: int) -> tuple[arb, arb]:
         WV, WO = _mat(q, h["W_V"]), _mat(q, h["W_O"])
         if q.inp["norm"] == "linf":
             return arb(_rowsum(WO * WV)), arb(_rowsum(WO * WV))
-        num, den = ((WO.transpose() * WO) * (WV * WV.transpose())).numer_denom()
+        num, den = limits.for_charpoly((WO.transpose() * WO) * (WV * WV.transpose())).numer_denom()
         roots = [r.real / den for r, _ in num.charpoly().complex_roots()]
         return (arb(max(r.lower() for r in roots)).max(arb(0)).sqrt(), arb(max(r.upper() for r in roots)).max(arb(0)).sqrt())
     with ctx.workprec(PREC):

@@ -12,6 +12,7 @@ import math
 
 from flint import fmpq, fmpq_mat, fmpq_poly
 
+from .. import limits
 from ..algebra import Quad, cmp, count_with_multiplicity, precision, to_arb
 from ..derive import Ctx, derived, eye, frob, trace
 from ..jsonio import Undecided, rat, require
@@ -202,7 +203,7 @@ def _charpoly_eq(q: Ctx) -> bool:
     prod = fmpq_poly([1])
     for m in q.arg("x"):
         prod *= fmpq_poly([-m, 1])
-    return _S_in(q).nrows() == len(q.arg("x")) and _S_in(q).charpoly() == prod
+    return _S_in(q).nrows() == len(q.arg("x")) and limits.for_charpoly(_S_in(q)).charpoly() == prod
 
 
 predicate("S_symmetric", lambda q: q.kind == "lobes" or _S_in(q).transpose() == _S_in(q))
@@ -241,7 +242,7 @@ _is_sorted_nns = lambda q, lam: all(cmp(a, b) <= 0 for a, b in zip(lam, lam[1:])
 
 def _real_roots(X_: fmpq_mat) -> int:
     """Real roots of det(tI − X) with multiplicity (Sturm inside a Cauchy bound)."""
-    f = X_.numer_denom()[0].charpoly()
+    f = limits.for_charpoly(X_).numer_denom()[0].charpoly()
     cs = f.coeffs()
     B = 1 + max((abs(fmpq(c, cs[-1])) for c in cs[:-1]), default=fmpq(0))
     return count_with_multiplicity(f, -B, B + 1)
@@ -272,7 +273,7 @@ def _root_sum(P_: fmpq_poly, g: fmpq_poly, h: fmpq_poly) -> fmpq:
 def _stats_lam(q: Ctx, i: int):
     """O, E, R of λ = ν/√s: with h = s − t², O = √s·Σν/h, E = Σν²/h, R = Σ(s + √s·ν)/h."""
     s = frob(q.mat("S"))
-    P_, t, h = _K(q).charpoly(), fmpq_poly([0, 1]), fmpq_poly([s, 0, -1])
+    P_, t, h = limits.for_charpoly(_K(q)).charpoly(), fmpq_poly([0, 1]), fmpq_poly([s, 0, -1])
     if i == 1:
         return Q(_root_sum(P_, t * t, h))
     a = qroot(s) * _root_sum(P_, t, h)
