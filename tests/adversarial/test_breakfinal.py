@@ -71,3 +71,50 @@ def test_the_charpoly_work_cap_leaves_real_heads_and_small_huge_digit_matrices()
     assert charpoly_work(64, 90) < charpoly_work(256, 160) < MAX_CHARPOLY_WORK < charpoly_work(160, 1994)
     out = F.verify(_slow_spectrum_certificate(4, 600))
     assert out.status == "invalid" and "do not multiply" in out.reason, out
+
+
+def _sampled_certificates():
+    import json
+
+    from qkverify.claims.evaluate import evaluate
+    from qkverify.io.law_inputs import LawInput, LobesInput
+
+    mc = LawInput.from_document({"model": "qk", "N": 2, "n": 1, "law_K": "gaussian", "law_Q": "gaussian",
+                                 "monte_carlo": {"samples": 300, "delta": "1/1000"}})
+    lobes = LobesInput.from_document({"law": {"family": "pareto", "scale": "1", "shape": "4"}, "u": "1", "v": "1",
+                                      "sizes": [16, 128], "paths": 16})
+    return [json.loads(json.dumps(evaluate(s, i).certificate()))
+            for s, i in (("expected_symmetric_energy_low_rank_qk", mc), ("accumulation", lobes))]
+
+
+def test_a_sampled_input_has_one_spelling():
+    # The seed hashes the input's text: "2/2" for "1" (or 300.0 for 300) would be another seed for one
+    # input, and a prover could try spellings until a true statement samples 'inconsistent'.
+    mc, lobes = _sampled_certificates()
+    assert F.verify(mc).status == F.verify(lobes).status == "valid"
+    for doc, path, spelling in [(mc, ("input", "W_K", "gaussian", "variance"), "2/2"),
+                                (mc, ("input", "W_K", "gaussian", "mean"), "0/3"),
+                                (mc, ("input", "monte_carlo", "samples"), 300.0),
+                                (lobes, ("input", "law", "shape"), "8/2"),
+                                (lobes, ("input", "u"), "3/3")]:
+        out = F.verify(F.edit(doc, path, spelling))
+        assert out.status == "invalid" and ("canonical" in out.reason or "JSON integer" in out.reason), (spelling, out)
+    # spellings a pattern can see are refused by the schema of the sampled inputs
+    for doc, path, spelling in [(mc, ("input", "W_K", "gaussian", "mean"), "-0"),
+                                (mc, ("input", "W_K", "gaussian", "variance"), "01"),
+                                (mc, ("input", "W_Q", "gaussian", "variance"), "1/1"),
+                                (lobes, ("input", "v"), "+1"), (lobes, ("input", "v"), "1/-2")]:
+        out = F.verify(F.edit(doc, path, spelling))
+        assert out.status == "invalid" and "schema" in str(out), (spelling, out)
+
+
+def test_the_seed_refuses_a_non_canonical_spelling_itself():
+    import pytest
+
+    from qkverify.kernel.jsonio import Invalid
+    from qkverify.kernel.rules import sampling as KS
+
+    inp = {"kind": "lobes", "u": "1", "v": "2/4", "sizes": [16, 128]}
+    with pytest.raises(Invalid, match="canonical"):
+        KS.seed(inp)
+    assert KS.seed({**inp, "v": "1/2"}) == KS.seed({"v": "1/2", "u": "1", "sizes": [16, 128], "kind": "lobes"})

@@ -19,12 +19,13 @@ import itertools
 import json
 import math
 import random
+import re
 
 from flint import arb, fmpq, fmpq_mat
 
 from .. import limits
 from ..algebra import precision
-from ..jsonio import Undecided, require
+from ..jsonio import Undecided, qstr, rat, require
 
 GRID, ACC, HALF = 32, 64, 32
 PRECS = (64, 128, 256, 512, 1024, 4096)
@@ -36,8 +37,35 @@ SEED_DERIVATION = "sha256-canonical-input"
 # -- seeds, levels, floors -------------------------------------------------------------------
 
 
+def canonical_spelling(inp: dict) -> None:
+    """Invalid unless every number of a seeded input has one spelling: each rational string is
+    canonical (an integer without '+', leading zeros or '-0', or p/q reduced with q > 1:
+    ``qstr(rat(s)) == s``) and no number is a JSON float (``1000.0`` for ``1000``).  The seed
+    hashes the input's text, so a second spelling of one input would be a second seed: a prover
+    could try spellings until a true statement samples ``inconsistent``.  Bounded by the input's
+    size (one visit per JSON value)."""
+    stack = [inp]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, dict):
+            stack.extend(x.values())
+        elif isinstance(x, list):
+            stack.extend(x)
+        elif isinstance(x, float):
+            require(False, "input", f"the number {x!r} of a sampled input must be a JSON integer (the seed is "
+                                    "derived from the input's text: one spelling per input)")
+        elif isinstance(x, str) and _RAT_TEXT.match(x):
+            require(qstr(rat(x)) == x, "input", f"the rational {x[:40]!r} of a sampled input is not written "
+                    f"canonically ({qstr(rat(x))[:40]!r}: the seed is derived from the input's text)")
+
+
+_RAT_TEXT = re.compile(r"^[+-]?[0-9]+(/[+-]?[0-9]+)?$")
+
+
 def seed(inp: dict) -> int:
-    """The first 8 bytes (big-endian) of SHA-256 of the canonical JSON of the input object."""
+    """The first 8 bytes (big-endian) of SHA-256 of the canonical JSON of the input object, whose
+    numbers must be spelled canonically (:func:`canonical_spelling`)."""
+    canonical_spelling(inp)
     canon = json.dumps(inp, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
     return int.from_bytes(hashlib.sha256(canon).digest()[:8], "big")
 
