@@ -346,45 +346,82 @@ _thm("profileD_eq_one_iff", lambda s, p: _is(p, "d", True) == (_sym(s) and _iner
 _thm("profileC_eq_one_iff", lambda s, p: _is(p, "c", True) == (_sym(s) and _inertia(s).n_neg == 0))
 
 
+def _props(S: fmpq_mat, H: fmpq_mat, P: fmpq_mat, face: str) -> bool:
+    """S = H ± P with H symmetric, the eigenvalue multiset of H invariant under negation
+    (det(tI − H) of one parity) and P ⪰ 0 (symmetric, LDLᵀ inertia without negative pivots)."""
+    from ..math.decomposition import spectrum_symmetric
+
+    sign = 1 if face == "d" else -1
+    return (S == H + P * sign and is_symmetric(H) and is_symmetric(P) and spectrum_symmetric(H)
+            and inertia_ldlt(P).n_neg == 0)
+
+
+NO_DECOMPOSITION = ("no decomposition exists: if S = H {op} P with P ⪰ 0 and the spectrum of H symmetric about 0, "
+                    "Weyl's monotonicity gives #{{eigenvalues of S > t}} {ge} #{{eigenvalues of H > t}} = "
+                    "#{{eigenvalues of H < −t}} {ge2} #{{eigenvalues of S < −t}} for every t > 0, i.e. {rel} for every "
+                    "j, which the spectrum of S contradicts")
+
+
+def _no_decomposition(face: str) -> str:
+    return NO_DECOMPOSITION.format(op="+" if face == "d" else "−", ge="≥" if face == "d" else "≤",
+                                   ge2="≥" if face == "d" else "≤",
+                                   rel="α_j ≥ β_j" if face == "d" else "α_j ≤ β_j")
+
+
 def _fiber(s: Subject, face: str, commute: bool) -> DeclResult:
-    """The decomposition faces.  On a ``matrix_fiber`` input the given H, P are checked
-    (S = H ± P, symmetric spectrum of H, P ⪰ 0 by LDLᵀ) and the conclusion is that the
-    face coordinate is 0; on a ``matrix`` input with the face coordinate 0, H and P are
-    built (rational eigenvalues only) and carried as the ``fiber`` witness."""
+    """The decomposition faces of Theorem 4, as Lean states them.
+
+    ``…_iff_decomp``: (face coordinate = 0) ⇔ ∃ H, P with S = H ± P, H symmetric with a spectrum
+    symmetric about 0, P ⪰ 0 (no commutation).  The ∃ side holds with a checked witness: the
+    input's H, P (``matrix_fiber``) when they qualify, else a rational pair built for any S on the
+    face (:mod:`qkverify.math.decomposition`, irrational spectra included, carried as the
+    ``fiber`` witness); it fails, off the face, by the counting argument of
+    :data:`NO_DECOMPOSITION` (β_j > α_j for some j, read off the spectrum of S).
+
+    ``…_decomp_commute``: the same ∃ with H, P commuting with S and each other and ‖P‖² = c‖L‖²
+    (d‖L‖² on face c).  On the face: Lean's construction when the spectrum is rational (H, P
+    rational), or the rational pair above when it happens to commute and has the norm; else
+    undecided (the commuting H, P have the irrational eigenvectors of S in their entries).  Off the
+    face (``h`` dropped): fails, as no decomposition at all exists."""
     p = _prof(s)
     L, S = s.inp.L, sym_part(s.inp.L)
-    if s.kind == "matrix_fiber":
-        if s.inp.face != face:
-            raise NotApplicable("the given decomposition is for the other face")
-        H, P = s.inp.H, s.inp.P
-    else:
-        if not _is(p, face, False):
-            raise NotApplicable(f"{face} ≠ 0 and no candidate decomposition is given")
-        if not all(f.degree() == 1 for f in spectral_data(S).factors):
-            raise NotApplicable("S has irrational eigenvalues: H and P are not rational, no exact witness")
-        if p is None:  # L = 0: S = 0 = 0 ± 0
-            H = P = fmpq_mat(s.inp.N, s.inp.N)
-            w = {"H": to_str_rows(H), "P": to_str_rows(P)}
-        else:
-            ev, w, checks = face_decomposition(L, p, face)
-            H, P = fmpq_mat(w["H"]), fmpq_mat(w["P"])
-        s.witness({"kind": "fiber", "of": face, "H": w["H"], "P": w["P"]})
-    sign = 1 if face == "d" else -1
-    cp = H.charpoly().coeffs()
-    neg = [c if k % 2 == 0 else -c for k, c in enumerate(cp)]
-    props = (S == H + P * sign and is_symmetric(H) and is_symmetric(P)
-             and (neg == list(cp) or neg == [-c for c in cp]) and inertia_ldlt(P).n_neg == 0)
-    if not props:
-        raise NotApplicable(f"the given H, P do not satisfy S = H {'+' if sign > 0 else '−'} P with the "
-                            "required properties")
-    if s.kind == "matrix_fiber" and not commute:
-        return DeclResult(_is(p, face, False))
+    on_face = _is(p, face, False)
+    cand = None
+    if s.kind == "matrix_fiber" and s.inp.face == face and _props(S, s.inp.H, s.inp.P, face):
+        cand = (s.inp.H, s.inp.P)
     if commute:
+        if not on_face:
+            return DeclResult(False, reason=_no_decomposition(face))
         other = "c" if face == "d" else "d"
         target = fmpq(0) if p is None else getattr(p, other).exact
-        comm = S * H == H * S and S * P == P * S and H * P == P * H
-        return DeclResult(comm and target is not None and frob_sq(P) == target * frob_sq(L))
-    return DeclResult(True)
+        if p is None:
+            cand = (fmpq_mat(s.inp.N, s.inp.N), fmpq_mat(s.inp.N, s.inp.N))
+        elif all(f.degree() == 1 for f in spectral_data(S).factors):
+            _, w, _ = face_decomposition(L, p, face)
+            cand = (fmpq_mat(w["H"]), fmpq_mat(w["P"]))
+        else:
+            from ..math.decomposition import commutes, decomposition
+
+            cand = decomposition(S, face)
+            if cand is None or not commutes(S, *cand) or target is None or frob_sq(cand[1]) != target * frob_sq(L):
+                return DeclResult(None, reason="S has irrational eigenvalues: the commuting H, P with ‖P‖² = "
+                                               f"{other}‖L‖² have irrational entries; no exact witness")
+        s.witness({"kind": "fiber", "of": face, "H": to_str_rows(cand[0]), "P": to_str_rows(cand[1])})
+        from ..math.decomposition import commutes
+
+        ok = _props(S, *cand, face) and commutes(S, *cand) and target is not None and \
+            frob_sq(cand[1]) == target * frob_sq(L)
+        return DeclResult(ok)
+    if cand is None and on_face:
+        from ..math.decomposition import decomposition
+
+        cand = decomposition(S, face)
+        if cand is None:
+            return DeclResult(None, reason=f"{face} = 0 but no rational decomposition was found")
+        s.witness({"kind": "fiber", "of": face, "H": to_str_rows(cand[0]), "P": to_str_rows(cand[1])})
+    rhs = cand is not None
+    return DeclResult(on_face == rhs, reason="" if rhs else f"{face} ≠ 0 and no decomposition exists (the counting "
+                                                             "argument, TRUST.md)")
 
 
 declaration_check("profileD_eq_zero_iff_decomp", PROFILE_KINDS)(lambda s: _fiber(s, "d", False))
