@@ -27,6 +27,9 @@ class HypMeta:
     binder: str
     text: str
     predicate: str
+    #: why no input of the declaration's types can make the statement fail with this binder dropped
+    #: (lean_map ``unprobeable``; empty when a counterexample is expected)
+    unprobeable: str = ""
 
 
 @dataclass(frozen=True)
@@ -59,7 +62,8 @@ class StatementMeta:
 
 def _decl(raw: dict, st: str, fname: str) -> DeclMeta:
     try:
-        hyps = tuple(HypMeta(h["binder"], h["text"], h["predicate"]) for h in raw.get("hypotheses", []))
+        hyps = tuple(HypMeta(h["binder"], h["text"], h["predicate"], h.get("unprobeable", ""))
+                     for h in raw.get("hypotheses", []))
         # a clustering check unit has no Lean name: its check id names it in certificates
         return DeclMeta(raw["name"] or raw["check"], raw["check"], raw["kind"], hyps, raw.get("conclusion", ""), st)
     except (KeyError, TypeError) as err:

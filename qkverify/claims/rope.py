@@ -44,7 +44,15 @@ def _G(s: Subject) -> list[fmpq_mat]:
 
 
 def _k(s: Subject) -> int:
-    return s.inp["k"] if s.kind == "rope_weights" else len(s.inp["B"])
+    """k: the input's, else (forms) the number of forms given.  Lean's B is a family indexed by ℕ and k
+    a separate argument; a forms input may list more forms than k (B_1 for eq_ropeT_one_of_forall
+    at k ≤ 1)."""
+    if s.kind == "rope_weights":
+        return s.inp["k"]
+    k = s.inp.get("k", len(s.inp["B"]))
+    if k > len(s.inp["B"]):
+        raise NotApplicable(f"k = {k} but only B_0 … B_{len(s.inp['B']) - 1} are given")
+    return k
 
 
 def _L0_inverse(s: Subject) -> fmpq_mat:
@@ -203,7 +211,7 @@ def _hS(s: Subject) -> bool:
     if "S" not in s.inp.doc:
         return False
     S = _ratmat(s.inp["S"])
-    return all(T == mat_pow(S, d) for d, T in enumerate(_T(s)))
+    return all(T == mat_pow(S, d) for d, T in enumerate(_T(s)[:_k(s)]))
 
 
 # -- declarations -----------------------------------------------------------------------------------
@@ -233,6 +241,8 @@ def _ropeL(s: Subject) -> DeclResult:
 def _ropeL0Equiv(s: Subject) -> DeclResult:
     """L_0 as an equivalence H ≃ H^∨: [L_0, L_0⁻¹]; checked: two-sided inverse, coe = ropeL 0."""
     G0 = _G(s)[0]
+    if G0.det() == 0:
+        raise NotApplicable("B_0 is degenerate: L_0 is not an equivalence (the definition needs h0)")
     inv = _L0_inverse(s)
     return DeclResult(G0 * inv == identity(G0.nrows()) == inv * G0, value=V.listv([V.matrix(G0), V.matrix(inv)]))
 
@@ -241,11 +251,14 @@ def _ropeL0Equiv(s: Subject) -> DeclResult:
 def _ropeT(s: Subject) -> DeclResult:
     """T_d = L_0⁻¹ L_d for d < k; checked: L_0 T_d = L_d (ropeL0_comp_ropeT)."""
     T, Gs = _T(s), _G(s)
+    if Gs[0].det() == 0:
+        raise NotApplicable("B_0 is degenerate: T_d = L_0⁻¹ L_d needs h0 (ropeL0Equiv)")
     return DeclResult(all(Gs[0] * t == g for t, g in zip(T, Gs)), value=V.listv([V.matrix(t) for t in T]))
 
 
 def _rope_like(s: Subject) -> bool:
     T, k = _T(s), _k(s)
+    T = T[:k]
     return all(T[d + e] == T[d] * T[e] for d in range(k) for e in range(k - d))
 
 
@@ -291,6 +304,8 @@ def _eq_T1(s: Subject) -> DeclResult:
         return DeclResult(same, ev, reason="" if same else f"the reading's S differs from T_1 (certified): {info.get('example')}")
     if "S" not in s.inp.doc:
         raise NotApplicable("no candidate S is given")
+    if len(_T(s)) < 2:
+        raise NotApplicable("B_1 is not given: T_1 cannot be formed")
     return DeclResult(_ratmat(s.inp["S"]) == _T(s)[1])
 
 

@@ -36,6 +36,8 @@ class Binder:
     binder: str
     text: str
     predicate: Any
+    #: lean_map's reason why no counterexample can exist with this binder dropped ("" when one may)
+    unprobeable: str = ""
 
 
 @dataclass(frozen=True)
@@ -139,7 +141,7 @@ class DeclSelection(Selection):
         self.label = st.label
         self.targets = tuple(
             Target(st.id, st.label, d.name, d.check, d.kind,
-                   tuple(Binder(h.binder, h.text, h.predicate) for h in d.hypotheses),
+                   tuple(Binder(h.binder, h.text, h.predicate, h.unprobeable) for h in d.hypotheses),
                    tuple(declaration_check_fn(d.check).kinds))
             for d in st.decls if d.check in ids and (only is None or d.check == only))
         self.single = only
