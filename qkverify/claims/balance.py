@@ -1,8 +1,9 @@
 """§2 Pairing and balance: Lemma 2 (PairingBound.lean), Lemma 3 (RankBalance.lean),
 Theorem 3 (BalancedHeads.lean), one check per Lean declaration (certificate format 2).
 
-Lemma 2 is evaluated on ``matrix`` inputs with S = symPart L (Lean states it for a
-symmetric S; a symmetric input is its own symmetric part).  λ₊, λ₋ are the exact
+Lemma 2 is evaluated on ``matrix`` inputs with S = the input matrix, as Lean states it for any S
+with ``hS : S.IsHermitian`` (a non-symmetric input fails hS and is outside the statement; hS is a
+proof argument the statement's terms use, so it cannot be dropped).  λ₊, λ₋ are the exact
 eigenvalue lists α, β of S (Lean's alphaList/betaList, padded to N).  The square
 roots of the statement (‖λ₊‖, ‖λ₋‖, ‖S‖, 𝒫, ρ, the bound) are decided by the same
 rule as the kernel (qkverify/kernel/rules/balance.py):

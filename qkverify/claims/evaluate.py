@@ -97,11 +97,12 @@ def show_value(v: dict | None, limit: int = 60) -> str:
     elif tag == "enclosure":
         out = f"∈ [{x[0]}, {x[1]}]"
     elif tag == "root":
-        from ..exact.algebraic import RealAlgebraic  # noqa: F401  (the notation is the project's one)
+        from fractions import Fraction
 
         terms = [(int(c), k) for k, c in enumerate(x["poly"]) if int(c)]
         poly = " + ".join(f"{c}*x^{k}" if k else str(c) for c, k in reversed(terms)).replace("+ -", "- ")
-        out = f"root({poly}, [{x['lo']}, {x['hi']}])"
+        lo, hi = (float(Fraction(x[k])) for k in ("lo", "hi"))  # display only: the record keeps the exact ends
+        out = f"root({poly}, [{lo:.6g}, {hi:.6g}])"
     else:
         out = str(x)
     return out if len(out) <= limit else out[: limit - 1] + "…"

@@ -196,9 +196,22 @@ def _pc0(s: Subject) -> bool:
 # Definition 6 ------------------------------------------------------------------
 
 
-@declaration_check("sortDesc", PROFILE_KINDS)
+@declaration_check("sortDesc", PROFILE_KINDS + ("vector",))
 def _sortDesc(s: Subject) -> DeclResult:
-    """sortDesc of the eigenvalue vector of S: antitone, and a rearrangement (same multiset)."""
+    """sortDesc v for any v : Fin n → ℝ: a vector input's x (as given, or normalised), or on a matrix
+    the eigenvalue vector of S = symPart L (Lean's hS.eigenvalues, the v of alphaList); checked:
+    antitone, of length n, and the same multiset as v (each value counted in both)."""
+    if s.kind == "vector":
+        from .bimodal import vec
+
+        x = vec(s)
+        out = sorted(x, key=lambda t: t.to_arb(128).mid(), reverse=True)
+        out = _exact_sort_desc(out)
+        ok = (len(out) == len(x) and all(out[i] >= out[i + 1] for i in range(len(out) - 1))
+              and all(sum(1 for a in out if a == t) == sum(1 for b in x if b == t) for t in x))
+        from .bimodal import list_value
+
+        return DeclResult(ok, value=list_value(out))
     from ..exact.algebraic import eigenvalues_symmetric
 
     ev = eigenvalues_symmetric(sym_part(s.inp.L))
@@ -206,6 +219,13 @@ def _sortDesc(s: Subject) -> DeclResult:
     _prof(s)
     ok = all(flat[i].cmp(flat[i + 1]) >= 0 for i in range(len(flat) - 1)) and len(flat) == s.inp.N
     return DeclResult(ok, value=V.listv([V.real(x) for x in flat]))
+
+
+def _exact_sort_desc(xs: list) -> list:
+    """Decreasing order by exact comparison (elements of ℚ(√s), compared exactly)."""
+    import functools
+
+    return sorted(xs, key=functools.cmp_to_key(lambda a, b: (b > a) - (b < a)))
 
 
 def _list(s: Subject, which: str) -> DeclResult:
@@ -368,58 +388,66 @@ def _no_decomposition(face: str) -> str:
                                    rel="α_j ≥ β_j" if face == "d" else "α_j ≤ β_j")
 
 
+def _face_witness(s: Subject, face: str) -> tuple[fmpq_mat, fmpq_mat] | None:
+    """The (H, P) the certificate carries for a face that is reached (memoised, one per face): Lean's
+    construction when the spectrum of S is rational (it also commutes and has ‖P‖² = c‖L‖²), else
+    the rational pair of :func:`qkverify.math.decomposition.decomposition`; None when none is found."""
+    def build():
+        p = _prof(s)
+        S = sym_part(s.inp.L)
+        if p is None:
+            return fmpq_mat(s.inp.N, s.inp.N), fmpq_mat(s.inp.N, s.inp.N)
+        if all(f.degree() == 1 for f in spectral_data(S).factors):
+            _, w, _ = face_decomposition(s.inp.L, p, face)
+            return fmpq_mat(w["H"]), fmpq_mat(w["P"])
+        from ..math.decomposition import decomposition
+
+        return decomposition(S, face)
+
+    out = s.memo(("face_witness", face), build)
+    if out is not None:
+        s.witness({"kind": "fiber", "of": face, "H": to_str_rows(out[0]), "P": to_str_rows(out[1])})
+    return out
+
+
 def _fiber(s: Subject, face: str, commute: bool) -> DeclResult:
     """The decomposition faces of Theorem 4, as Lean states them.
 
     ``…_iff_decomp``: (face coordinate = 0) ⇔ ∃ H, P with S = H ± P, H symmetric with a spectrum
     symmetric about 0, P ⪰ 0 (no commutation).  The ∃ side holds with a checked witness: the
-    input's H, P (``matrix_fiber``) when they qualify, else a rational pair built for any S on the
-    face (:mod:`qkverify.math.decomposition`, irrational spectra included, carried as the
-    ``fiber`` witness); it fails, off the face, by the counting argument of
-    :data:`NO_DECOMPOSITION` (β_j > α_j for some j, read off the spectrum of S).
+    input's H, P (``matrix_fiber``) when they qualify, else the pair of :func:`_face_witness`
+    (rational for any S on the face, irrational spectra included, carried as the ``fiber``
+    witness); it fails, off the face, by the counting argument of :data:`NO_DECOMPOSITION` (β_j > α_j
+    for some j, read off the spectrum of S).
 
     ``…_decomp_commute``: the same ∃ with H, P commuting with S and each other and ‖P‖² = c‖L‖²
-    (d‖L‖² on face c).  On the face: Lean's construction when the spectrum is rational (H, P
-    rational), or the rational pair above when it happens to commute and has the norm; else
-    undecided (the commuting H, P have the irrational eigenvectors of S in their entries).  Off the
-    face (``h`` dropped): fails, as no decomposition at all exists."""
+    (d‖L‖² on face c).  On the face: the pair of :func:`_face_witness` when it commutes and has the
+    norm (always for a rational spectrum: Lean's construction), else undecided (the commuting H, P
+    have the irrational eigenvectors of S in their entries).  Off the face (``h`` dropped): fails,
+    as no decomposition at all exists."""
+    from ..math.decomposition import commutes
+
     p = _prof(s)
     L, S = s.inp.L, sym_part(s.inp.L)
     on_face = _is(p, face, False)
-    cand = None
-    if s.kind == "matrix_fiber" and s.inp.face == face and _props(S, s.inp.H, s.inp.P, face):
-        cand = (s.inp.H, s.inp.P)
     if commute:
         if not on_face:
             return DeclResult(False, reason=_no_decomposition(face))
         other = "c" if face == "d" else "d"
         target = fmpq(0) if p is None else getattr(p, other).exact
-        if p is None:
-            cand = (fmpq_mat(s.inp.N, s.inp.N), fmpq_mat(s.inp.N, s.inp.N))
-        elif all(f.degree() == 1 for f in spectral_data(S).factors):
-            _, w, _ = face_decomposition(L, p, face)
-            cand = (fmpq_mat(w["H"]), fmpq_mat(w["P"]))
-        else:
-            from ..math.decomposition import commutes, decomposition
-
-            cand = decomposition(S, face)
-            if cand is None or not commutes(S, *cand) or target is None or frob_sq(cand[1]) != target * frob_sq(L):
-                return DeclResult(None, reason="S has irrational eigenvalues: the commuting H, P with ‖P‖² = "
-                                               f"{other}‖L‖² have irrational entries; no exact witness")
-        s.witness({"kind": "fiber", "of": face, "H": to_str_rows(cand[0]), "P": to_str_rows(cand[1])})
-        from ..math.decomposition import commutes
-
-        ok = _props(S, *cand, face) and commutes(S, *cand) and target is not None and \
-            frob_sq(cand[1]) == target * frob_sq(L)
-        return DeclResult(ok)
+        cand = _face_witness(s, face)
+        if cand is None or not commutes(S, *cand) or target is None or frob_sq(cand[1]) != target * frob_sq(L):
+            return DeclResult(None, reason="S has irrational eigenvalues: the commuting H, P with ‖P‖² = "
+                                           f"{other}‖L‖² have irrational entries; no exact witness")
+        return DeclResult(_props(S, *cand, face))
+    cand = None
+    if s.kind == "matrix_fiber" and s.inp.face == face and _props(S, s.inp.H, s.inp.P, face):
+        cand = (s.inp.H, s.inp.P)
     if cand is None and on_face:
-        from ..math.decomposition import decomposition
-
-        cand = decomposition(S, face)
+        cand = _face_witness(s, face)
         if cand is None:
             return DeclResult(None, reason=f"{face} = 0 but no rational decomposition was found")
-        s.witness({"kind": "fiber", "of": face, "H": to_str_rows(cand[0]), "P": to_str_rows(cand[1])})
-    rhs = cand is not None
+    rhs = cand is not None and _props(S, *cand, face)
     return DeclResult(on_face == rhs, reason="" if rhs else f"{face} ≠ 0 and no decomposition exists (the counting "
                                                              "argument, TRUST.md)")
 
