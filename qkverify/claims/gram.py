@@ -73,6 +73,14 @@ def _nonzero_part(P: fmpq_poly) -> fmpq_poly:
     return fmpq_poly(cs)
 
 
+def fresh(lam) -> list[RealAlgebraic]:
+    """Copies of an input's exact reals: comparing refines their intervals in place, and the input
+    (written into the certificate) must keep the intervals it was given."""
+    import dataclasses
+
+    return [dataclasses.replace(x) for x in lam]
+
+
 def nonzero_real_roots(S: fmpq_mat) -> list[RealAlgebraic]:
     """The nonzero real roots of det(tI − S) with multiplicity, ascending (Lean's
     ``S.charpoly.roots.filter (· ≠ 0)``: roots in ℝ only, any square S)."""
@@ -159,7 +167,7 @@ def _div_sqrt(lo: fmpq, hi: fmpq, f: fmpq) -> tuple[fmpq, fmpq]:
 
 def _lam(s: Subject) -> list[RealAlgebraic]:
     """The implicit lam of the λ theorems: the input's, else the computed one."""
-    return list(s.inp.lam) if s.inp.lam is not None else _computed_lam(s)
+    return fresh(s.inp.lam) if s.inp.lam is not None else _computed_lam(s)
 
 
 @predicate("k_pos")
@@ -178,7 +186,7 @@ def _h(s: Subject) -> bool:
     """IsSortedNormalizedNonzeroSpectrum S lam: on a head S = symPart(W_KᵀW_Q) and lam the input's
     (else the computed one); on a matrix_spectrum input S and lam as given (binder ``h``)."""
     if s.kind == "matrix_spectrum":
-        return is_snns(s.inp.S, s.inp.lam)
+        return is_snns(s.inp.S, fresh(s.inp.lam))
     _witness_spectra(s)
     return is_snns(gram_parts(s)["S"], _lam(s))
 
@@ -188,7 +196,7 @@ def _h2(s: Subject) -> bool:
     """IsSortedNormalizedNonzeroSpectrum S lam' with lam' = the input's lam2 (binder ``h'``)."""
     if s.inp.lam2 is None:
         raise NotApplicable("no lam2 is given (the lam' of the uniqueness)")
-    return is_snns(s.inp.S, s.inp.lam2)
+    return is_snns(s.inp.S, fresh(s.inp.lam2))
 
 
 @declaration_check("GramForm.M", HEAD)
@@ -283,7 +291,7 @@ def _is_def(s: Subject) -> DeclResult:
     entry by entry (r the nonzero real roots of det(tI − S), ascending)."""
     if s.kind == "head" and s.inp.lam is None:
         raise NotApplicable("no lam is given: the definition is evaluated at the head's lam")
-    S, lam = (s.inp.S, s.inp.lam) if s.kind == "matrix_spectrum" else (gram_parts(s)["S"], s.inp.lam)
+    S, lam = (s.inp.S, fresh(s.inp.lam)) if s.kind == "matrix_spectrum" else (gram_parts(s)["S"], fresh(s.inp.lam))
     s.witness(spectrum_witness(S, "S"))
     v = is_snns(S, lam)
     ok = True
@@ -315,7 +323,7 @@ def _unique(s: Subject) -> DeclResult:
     if s.inp.lam2 is None:
         raise NotApplicable("no lam2 is given (the lam' of the uniqueness)")
     s.witness(spectrum_witness(s.inp.S, "S"))
-    return DeclResult(all(x.cmp(y) == 0 for x, y in zip(s.inp.lam, s.inp.lam2)))
+    return DeclResult(all(x.cmp(y) == 0 for x, y in zip(fresh(s.inp.lam), fresh(s.inp.lam2))))
 
 
 def _sum_sq(lam):

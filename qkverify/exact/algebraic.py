@@ -438,8 +438,8 @@ def from_isolating_interval(coeffs, lo, hi) -> RealAlgebraic:
     if len(inside) != 1:
         raise ValueError(f"{len(inside)} distinct roots of the polynomial lie in [{lo}, {hi}], not one")
     r = inside[0]
-    if not r.is_rational:  # keep the caller's interval where it is the tighter one
-        r.lo, r.hi = max(r.lo, lo), min(r.hi, hi)
+    if not r.is_rational:  # the caller's interval isolates the root on its irreducible factor too
+        r.lo, r.hi = lo, hi
     return r
 
 
