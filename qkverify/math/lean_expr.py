@@ -85,17 +85,19 @@ def _divisions(t: Node) -> list[Node]:
     return out
 
 
-def _value(t: Node, syms: dict, zero: frozenset) -> sp.Expr:
-    """The rational function t denotes off the zero sets of its remaining denominators, with the
-    nodes in ``zero`` (identified by id) read as 0 and a denominator that is identically 0 making
-    its quotient 0 (Lean's x/0 = 0)."""
+def _value(t: Node, syms: dict, zero: frozenset, subs: dict | None = None) -> sp.Expr:
+    """The rational function t denotes off the zero sets of its remaining denominators, on the
+    variety where the variables in ``subs`` are the given expressions of the others, with the
+    nodes in ``zero`` (identified by id) read as 0 and a denominator that is identically 0 there
+    making its quotient 0 (Lean's x/0 = 0)."""
     if id(t) in zero:
         return sp.Integer(0)
     if t.op == "num":
         return sp.Integer(t.value)
     if t.op == "var":
-        return syms[t.value]
-    v = [_value(a, syms, zero) for a in t.args]
+        x = syms[t.value]
+        return (subs or {}).get(x, x)
+    v = [_value(a, syms, zero, subs) for a in t.args]
     if t.op == "neg":
         return -v[0]
     if t.op == "add":
@@ -113,10 +115,10 @@ def _value(t: Node, syms: dict, zero: frozenset) -> sp.Expr:
     return sp.Integer(0) if den == 0 else v[0] / den
 
 
-def _denominator(t: Node, syms: dict, zero: frozenset) -> sp.Expr:
+def _denominator(t: Node, syms: dict, zero: frozenset, subs: dict | None = None) -> sp.Expr:
     if t.op == "div":
-        return sp.cancel(_value(t.args[1], syms, zero))
-    return sp.cancel(_value(t.args[0], syms, zero))
+        return sp.cancel(_value(t.args[1], syms, zero, subs))
+    return sp.cancel(_value(t.args[0], syms, zero, subs) ** -t.value)
 
 
 def _no_real_zero(d: sp.Expr) -> bool:
@@ -187,14 +189,14 @@ def _agrees(tree: Node, syms: dict, zero: frozenset, subs: dict, p: sp.Expr, dep
     the zero sets of the denominators left."""
     if depth > 32:
         return None
-    here = sp.cancel(sp.together(_value(tree, syms, zero).subs(subs)))
+    here = sp.cancel(sp.together(_value(tree, syms, zero, subs)))
     if sp.expand(sp.cancel(here - p.subs(subs))) != 0:
         return False
     undecided = False
     for node in _divisions(tree):
         if id(node) in zero:
             continue
-        d = sp.cancel(_denominator(node, syms, zero).subs(subs))
+        d = sp.cancel(_denominator(node, syms, zero, subs))
         if d == 0 or not d.free_symbols:
             continue  # identically 0 (read as 0 already) or a nonzero constant
         dn, _ = sp.fraction(d)
