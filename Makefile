@@ -18,7 +18,7 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 audit: $(STAMP)
-	$(BIN)/qkverify audit
+	$(BIN)/qkverify audit --out certificates
 
 # report.html's browser test runs Debian's headless chromium; installed here when missing
 # (needs root and Debian's package lists, as on CI; elsewhere the browser tests skip, saying why)

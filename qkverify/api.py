@@ -134,14 +134,12 @@ class Algebraic:
         interval that meets no other root's still holds exactly one root)."""
         if x.is_rational:
             return _fraction(x.rational)
-        from .exact.algebraic import isolate_real_roots
+        # the one notation of the package (qkverify.exact.notation): the shortest decimal interval that
+        # isolates the root, proved against FLINT's enclosures of the other real roots
+        from .exact.notation import isolating_decimal_interval
 
-        ivs = [(_fraction(a), _fraction(b)) for a, b in isolate_real_roots(x.poly)]
-        k = x.index
-        lo, hi = _fraction(x.lo), _fraction(x.hi)
-        lo_bound = (ivs[k - 1][1] + lo) / 2 if k > 0 else lo - 1 - abs(lo)
-        hi_bound = (ivs[k + 1][0] + hi) / 2 if k + 1 < len(ivs) else hi + 1 + abs(hi)
-        return cls(tuple(int(c) for c in x.poly.coeffs()), _simplest(lo_bound, lo), _simplest(hi, hi_bound))
+        lo, hi, g = isolating_decimal_interval([int(c) for c in x.poly.coeffs()], _fraction(x.lo), _fraction(x.hi))
+        return cls(tuple(g), lo, hi)
 
     @classmethod
     def sqrt(cls, n: int) -> "Algebraic | Fraction":
@@ -206,7 +204,9 @@ class Algebraic:
         return hash(self.poly)
 
     def __str__(self) -> str:
-        return f"root({_poly_text(list(self.poly))}, [{_q_text(self.lo)}, {_q_text(self.hi)}])"
+        from .exact.notation import root_str
+
+        return root_str(list(self.poly), self.lo, self.hi)
 
     __repr__ = __str__
 

@@ -146,7 +146,8 @@ def test_cli_accumulation(tmp_path):
     tab = json.loads((tmp_path / "table.json").read_text())
     assert tab["sizes"] == [10, 30, 100, 300] and len(tab["rows"]) == 8
     assert "empirical" in out and "fitted slopes" in out
-    assert "cross-check, explicit 20×20 matrix (uniform(lo=0, hi=1), ρ = 1/2): profile by Definition 6 inside" in out
+    assert ("cross-check on explicit 20×20 matrices (uniform(lo=0, hi=1), ρ = 1/2): the profile by Definition 6 "
+            "lies inside the lobe formula's enclosure for 1 of 1") in " ".join(out.split())
     code, out, err = run_cli("verify", str(tmp_path / "certificates"))
     assert code == 0 and "4 valid" in out, out + err
     code, out, err = run_cli("accumulation", "--law", "cauchy", "--out", str(tmp_path))
@@ -161,7 +162,8 @@ def test_cli_spectrum(tmp_path):
     d = json.loads(out)
     assert d["MemLambdaSet"] is True and d["m"] == 2 and d["norm_sq"] == "18"
     assert [d[k]["exact"] for k in ("imbalance", "statC", "pairingScore", "statE")] == ["-1/9", "4/9", "2/3", "194/119"]
-    assert d["statO"]["exact"] == "-38*sqrt(2)/119"
+    # −38√2/119 in the one notation: (38√2/119)² = 2888/14161, so it is the negative root of 14161x² − 2888
+    assert d["statO"]["exact"] == "root(14161*x^2 - 2888, [-1, 0])"
     import sympy
 
     lo, hi = (sympy.Rational(x) for x in d["statO"]["interval"])
@@ -174,7 +176,7 @@ def test_cli_spectrum(tmp_path):
     h.write_text(json.dumps({"W_Q": [[-3, -3, 0]], "W_K": [[-3, 1, -2]]}))
     code, out, err = run_cli("spectrum", str(h), "--no-cert")
     assert code == 0 and "GramForm.charpoly_roots_filter_ne_zero (Lemma 10): holds" in out, out + err
-    assert "O (statO)          = 44/9" in out        # by hand in tests/test_moments.py
+    assert "statO (O)         = 44/9" in out        # by hand in tests/test_moments.py
     z = tmp_path / "z.json"
     z.write_text("[0, 0]")
     code, out, err = run_cli("spectrum", str(z))

@@ -205,7 +205,7 @@ def test_algebraic_values_and_notation():
     p = qkverify.profile([[0, 2], [1, 1]])
     assert (p.a, p.b, p.c, p.d) == (Fraction(1, 12), Fraction(3, 4), Fraction(1, 6), 0)
     r = p.alpha[0]                                                   # 2α − 1 = √10: 4x² − 4x − 9 = 0
-    assert str(r) == "root(4*x^2 - 4*x - 9, [1, 3])"
+    assert str(r) == "root(4*x^2 - 4*x - 9, [2, 3])"  # α ≈ 2.08; the other root ≈ −1.08
     assert r > 2 and r < Fraction(21, 10) and abs(float(r) - (1 + 10 ** 0.5) / 2) < 1e-12
     assert r == api.Algebraic((-9, -4, 4), Fraction(2), Fraction(3)) and r != 2
     assert p.beta[0] < r and str(p.beta[0]).startswith("root(4*x^2 + 4*x - 9, [")   # β = −λ₋ = (√10 − 1)/2

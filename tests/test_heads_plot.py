@@ -110,3 +110,40 @@ def test_large_model_stays_legible(tmp_path, captured):
     ax = [ax for ax in fig.axes if ax.get_ylabel() == "layer"][0]
     assert len(ax.get_yticklabels()) == 30
     assert fig.get_size_inches()[1] <= 10.0
+
+
+def test_antisymmetric_head_is_not_drawn_at_a_corner(tmp_path, captured):
+    """a = 1 (L antisymmetric, S = 0): (b, c, d) = 0 has no point on the simplex; the head is
+    listed under the triangle, never drawn at the b corner (issue 19, Pictures)."""
+    rows = _rows(1, 6)
+    rows.append({"layer": 0, "head": 6, "a": 1.0, "a_exact": "1", "b": 0.0, "c": 0.0, "d": 0.0})
+    output.plot(rows, tmp_path / "heads.png", "skew", 64)
+    fig = captured[0]
+    simplex = next(ax for ax in fig.axes if ax.get_title().startswith("(b, c, d)/(1 − a)"))
+    pts = np.concatenate([c.get_offsets() for c in simplex.collections if len(c.get_offsets())])
+    assert len(pts) == 6  # the six other heads; none at the b corner (0, 0) stands for H6
+    assert not np.any(np.all(np.isclose(pts, 0.0), axis=1))
+    assert any("a = 1" in t and "H6" in t for t in _texts(fig))
+    assert "H6" not in [t.get_text() for t in simplex.texts]  # no point label for it
+
+
+def test_colour_scale_stays_in_the_unit_interval(tmp_path, captured):
+    rows = [{"layer": 0, "head": h, "a": a, "b": (1 - a) / 2, "c": (1 - a) / 2, "d": 0.0}
+            for h, a in enumerate([0.02, 0.1, 0.97])]
+    output.plot(rows, tmp_path / "heads.png", "range", 8)
+    fig = captured[0]
+    bar = next(ax for ax in fig.axes if "(skew energy)" in ax.get_ylabel())  # the colour bar
+    lo, hi = bar.get_ylim()
+    assert 0.0 <= lo and hi <= 1.0
+
+
+def test_inset_has_no_cartesian_ticks(tmp_path, captured):
+    rng = np.random.default_rng(3)
+    rows = [{"layer": l, "head": h, "a": 0.4, "b": 0.58 + 0.01 * rng.random(), "c": 0.01 * rng.random(),
+             "d": 0.01 * rng.random()} for l in range(3) for h in range(8)]
+    output.plot(rows, tmp_path / "heads.png", "crowded", 384)
+    fig = captured[0]
+    insets = [c for ax in fig.axes for c in ax.child_axes]
+    assert insets, "a crowded simplex gets a magnified inset"
+    for ins in insets:
+        assert list(ins.get_xticks()) == [] and list(ins.get_yticks()) == []

@@ -265,7 +265,6 @@ def test_gguf_q8_0_dequantisation_is_exact(tmp_path):
     m = load_model(str(p))
     heads = list(m.heads())
     assert heads[0].source["tensors"][0]["ggml_type"] == "Q8_0"
-    assert heads[0].source["tensors"][0]["dequant_inexact"] == 0
     # the dequantised values are d·q with d an fp16 scale: close to the originals
     back = unpermute_rope(gguf.quants.dequantize(gguf.quants.quantize(permute_rope(Wq, 2), gguf.GGMLQuantizationType.Q8_0),
                                                  gguf.GGMLQuantizationType.Q8_0), 2)
@@ -359,7 +358,6 @@ def test_smollm2_metadata():
     heads = list(m.heads([0]))
     assert [h.kv_head for h in heads] == [0, 0, 0, 1, 1, 1, 2, 2, 2]
     assert heads[4].source["tensors"][0]["ggml_type"] == "Q4_1"
-    assert heads[4].source["tensors"][0]["dequant_inexact"] == 0
 
 
 # ---------------------------------------------------------------------------

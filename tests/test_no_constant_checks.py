@@ -23,9 +23,7 @@ import copy
 import dataclasses
 import functools
 import re
-import signal
 import sys
-import time
 import types
 from typing import Any, Callable
 
@@ -185,18 +183,30 @@ class _Timeout(Exception):
     pass
 
 
-def _limited(fn: Callable[[], Any], seconds: float) -> Any:
-    """fn() or _Timeout after ``seconds`` (a fault can send a refinement loop on forever)."""
-    def alarm(signum, frame):
-        raise _Timeout()
+def _counting(fn: Callable[[], Any], limit: int | None = None) -> tuple[Any, int]:
+    """(fn(), the number of Python and C function calls it made); raises _Timeout once
+    ``limit`` calls are exceeded (a fault can send a refinement loop on forever).  A budget
+    of calls, not of seconds: the verdict is the same on a loaded machine and an idle one."""
+    count = 0
 
-    old = signal.signal(signal.SIGALRM, alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    def prof(frame, event, arg):
+        nonlocal count
+        if event == "call" or event == "c_call":
+            count += 1
+            if limit is not None and count > limit:
+                raise _Timeout()
+
+    old = sys.getprofile()
+    sys.setprofile(prof)
     try:
-        return fn()
+        return fn(), count
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
+        sys.setprofile(old)
+
+
+def _limited(fn: Callable[[], Any], calls: int) -> Any:
+    """fn() or _Timeout after ``calls`` function calls."""
+    return _counting(fn, calls)[0]
 
 
 class _Patch:
@@ -247,9 +257,9 @@ def sensitive(produce: Callable[[], Any], judge: Callable[[Any], Any], prefixes:
               skip: set) -> tuple[bool, int, str]:
     """(changed, faults tried, how): does some injected fault change ``judge(produce())``?
     ``produce`` runs with the fault, ``judge`` without."""
-    t0 = time.perf_counter()
-    base = judge(produce())
-    limit = max(0.5, 20 * (time.perf_counter() - t0))
+    raw0, calls = _counting(produce)
+    base = judge(raw0)
+    limit = max(100_000, 20 * calls)  # a faulted run may make 20 times the calls of the clean one
     tried = 0
     sites = _sites(prefixes)
     for code in _callees(produce, prefixes, skip):

@@ -24,6 +24,7 @@ def work(tmp_path):
     w.mkdir()
     (w / "L.json").write_text(MATRIX)
     (w / "S.json").write_text('{"S": [[2, 1], [1, -3]]}')
+    (w / "spec.json").write_text('[1, -2, 3, "-1/2"]')  # a spectrum: Appendices B and C are evaluated on it
     shutil.copy(ROOT / "docs" / "conjectures_example.py", w / "conj.py")
     return w
 
@@ -65,8 +66,21 @@ def test_check_out_dir_and_default(work):
     (work / "d").mkdir()
     r, new = run_in(work, ["check", "Definition 6", "--input", "L.json", "--out", "d"])
     assert r.returncode == 0 and len(new) == 1 and next(iter(new)).parts[0] == "d"
-    r, new = run_in(work, ["check", "Definition 6", "--input", "L.json"])  # default: certificates/<claim>/
-    assert r.returncode == 0 and [p.parts[:2] for p in new] == [("certificates", "profile")]
+    r, new = run_in(work, ["check", "Definition 6", "--input", "L.json"])  # default: ./qkverify-out/check/<claim>/
+    assert r.returncode == 0 and [p.parts[:3] for p in new] == [("qkverify-out", "check", "profile")]
+
+
+@pytest.mark.parametrize("args,where", [
+    (["search", "skew_energy_at_most_half", "--module", "conj.py"], "search"),
+    (["probes", "rank_balance", "--budget", "20"], "probes"),
+    (["spectrum", "spec.json"], "spectrum"),
+    (["simulate", "--n", "3", "--horizon", "0.1"], "simulate"),
+])
+def test_default_out_is_qkverify_out(work, args, where):
+    """No --out: everything goes under ./qkverify-out/<command>/, never certificates/ (issue 19)."""
+    r, new = run_in(work, args)
+    assert r.returncode in (0, 1), r.stderr
+    assert new and all(p.parts[:2] == ("qkverify-out", where) for p in new), sorted(map(str, new))[:5]
 
 
 # heads and audit on the real model: tests/test_docs_examples.py::test_readme_model_examples_run

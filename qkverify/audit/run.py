@@ -6,6 +6,7 @@ audit command."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 from pathlib import Path
 
 from .. import certificates
@@ -35,10 +36,12 @@ def statements_with_checks() -> list:
     return [st for st in metadata.load().values() if any(d.check in ids for d in st.decls)]
 
 
-def run_statements(out_dir: Path, force: bool = False, write: bool = True) -> list[AuditRow]:
+def run_statements(out_dir: Path, force: bool = False, write: bool = True,
+                   on_statement: Callable[[str], None] | None = None) -> list[AuditRow]:
     """Every statement checked declaration by declaration (certificate format 2) on every
     suite input of a kind one of its checks takes.  A case on which no declaration can be
-    evaluated (every one has a failing hypothesis) is listed as ``skipped`` with the reasons."""
+    evaluated (every one has a failing hypothesis) is listed as ``skipped`` with the reasons.
+    ``on_statement(id)`` is called after each statement (a progress bar)."""
     from ..claims.evaluate import evaluate
     from ..claims.registry import declaration_check_fn, registered_check_ids
     from ..errors import QKInputError
@@ -66,6 +69,8 @@ def run_statements(out_dir: Path, force: bool = False, write: bool = True) -> li
             note = "; ".join(f"{r.meta.check}: {r.conclusion}" for r in run.failures())[:160]
             rows.append(AuditRow(st.id, st.label, name, run.verdict, run.evidence, note,
                                  str(path) if path else None, status))
+        if on_statement is not None:
+            on_statement(st.id)
     return rows
 
 
@@ -78,9 +83,15 @@ def lean_map_problems() -> list[str]:
     return leanmap.consistency(ids, entries) + leanmap.registry_problems(claims, entries)
 
 
-def lean_coverage() -> dict:
+def lean_coverage(cert_dir: Path | None = None) -> dict:
     """The lean-audit report (:func:`qkverify.audit.lean_audit.run_lean_audit`)
-    on the shipped lean_map, declaration list, blueprint skeleton and
-    certificates: per Lean declaration checked / computed / mapped only."""
+    on the shipped lean_map, declaration list and blueprint skeleton, and the
+    certificates under ``cert_dir`` (None: the shipped ones): per Lean
+    declaration checked / computed / mapped only; ``report["exit"]`` is 1 when
+    something fails."""
     stmts, _ = lean_audit.load_skeleton()
-    return lean_audit.run_lean_audit(leanmap.load_lean_map(), leanmap.read_decls(), stmts)
+    kw = {}
+    if cert_dir is not None:
+        found, problems = lean_audit.scan_certificates(cert_dir)
+        kw = {"certificates": found, "certificate_problems": problems}
+    return lean_audit.run_lean_audit(leanmap.load_lean_map(), leanmap.read_decls(), stmts, **kw)

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from .. import certificates
 from ..errors import QKInputError
-from ..io.outputs import probe_output_dir, probe_output_file
-from ._util import print_json
+from ..io.outputs import default_out, probe_output_dir, probe_output_file
+from ._util import echo, print_json
 
 NAME = "check"
 HELP = "check one claim (Lean id or blueprint label) on an input file and write a certificate"
@@ -21,24 +21,24 @@ EXIT = {"holds": 0, "fails": 1, "undecided": 3}
 def add_arguments(p) -> None:
     p.add_argument("claim", help="statement id (e.g. profile_rank_one) or label (e.g. 'Theorem 3'): every "
                                  "declaration of it; or one declaration by its full Lean name or check id")
-    p.add_argument("--input", required=True, help="input file (JSON or .npy)")
+    p.add_argument("--input", required=True, help="input file (JSON, .npy or .npz; - reads standard input)")
     p.add_argument("--out", help="certificate file, or an existing directory to write into "
-                                 "(default certificates/<claim>/check_<input digest>.json)")
+                                 "(default ./qkverify-out/check/<claim>/check_<input digest>.json)")
     p.add_argument("--force", action="store_true", help="replace a different existing certificate")
     p.add_argument("--no-cert", action="store_true", help="do not write a certificate")
     p.add_argument("--drop", metavar="HYP", action="append", default=[],
                    help="evaluate the conclusion although hypothesis HYP fails on the input (Lean conventions, "
                         "x/0 = 0); repeatable. This is how a probe's counterexample is re-checked")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
 
 
 def certificate_path(args, claim_id: str, input_json: dict) -> Path:
     """Where ``check`` writes: ``--out FILE``, ``--out DIR/check_<digest>.json``
-    for an existing folder, else ``certificates/<claim>/check_<digest>.json``."""
+    for an existing folder, else ``./qkverify-out/check/<claim>/check_<digest>.json``."""
     name = f"check_{certificates.input_digest(input_json)}.json"
     if args.out and Path(args.out).is_dir():
         return Path(args.out) / name  # --out DIR: write inside it, as heads/search/probes do
-    return Path(args.out) if args.out else Path("certificates") / claim_id / name
+    return Path(args.out) if args.out else default_out("check", claim_id) / name
 
 
 def probe_output(args, claim_id: str) -> None:
@@ -49,7 +49,7 @@ def probe_output(args, claim_id: str) -> None:
     if args.out and not Path(args.out).is_dir():
         probe_output_file(args.out)
     else:
-        probe_output_dir(Path(args.out) if args.out else Path("certificates") / claim_id)
+        probe_output_dir(Path(args.out) if args.out else default_out("check", claim_id))
 
 
 def _run2(args, sel) -> int:
@@ -77,13 +77,13 @@ def _run2(args, sel) -> int:
                     "skipped": [{"check": c, "reason": r} for c, r in run.skipped],
                     "certificate": str(path) if path else None})
     else:
-        print(f"{st.id} ({st.label}): {run.verdict} [{run.evidence}] — {len(run.records)} declaration(s) evaluated")
+        echo(f"{st.id} ({st.label}): {run.verdict} [{run.evidence}] — {len(run.records)} declaration(s) evaluated")
         for r in run.records:
-            print(f"  {summary(r)}")
+            echo(f"  {summary(r)}")
         for c, why in run.skipped:
-            print(f"  {c}: not evaluated ({why})")
+            echo(f"  {c}: not evaluated ({why})")
         if path:
-            print(f"certificate: {path} ({status})")
+            echo(f"certificate: {path} ({status})")
     return EXIT[run.verdict]
 
 

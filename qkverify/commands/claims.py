@@ -38,15 +38,15 @@ def run(args) -> int:
         return 0
     rows = []
     for s in stmts:
-        for i, d in enumerate(s["declarations"] or [{"check": "-", "kind": "-", "hypotheses": [], "checked": False,
-                                                      "input_kinds": []}]):
-            rows.append([s["id"] if i == 0 else "", s["label"] if i == 0 else "", d["check"], d["kind"],
-                         ",".join(h["binder"] for h in d["hypotheses"]) or "-",
-                         ",".join(d["input_kinds"]) if d["checked"] else "not yet"])
+        rows.append([f"{s['id']} ({s['label']})", "", "", ""])
+        for d in s["declarations"]:
+            rows.append(["  " + d["check"], d["kind"], ", ".join(h["binder"] for h in d["hypotheses"]) or "-",
+                         ", ".join(d["input_kinds"]) if d["checked"] else "not yet"])
+    if users:
+        rows.append(["user conjectures (--module)", "", "", ""])
     for c in users:
-        rows.append([c.name, c.label, c.name, "conjecture", ",".join(h[0] for h in c.hypotheses) or "-",
-                     c.input_kind])
-    print(table(rows, ["statement", "label", "declaration", "kind", "hypotheses", "checked on"]))
+        rows.append(["  " + c.name, "conjecture", ", ".join(h[0] for h in c.hypotheses) or "-", c.input_kind])
+    print(table(rows, ["statement (label) / declaration", "kind", "hypotheses", "checked on"], wrap=(2, 3)))
     n = sum(len(s["declarations"]) for s in stmts)
     k = sum(d["checked"] for s in stmts for d in s["declarations"])
     print(f"{len(stmts)} statements, {n} Lean declarations, {k} with a registered check")

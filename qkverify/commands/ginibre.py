@@ -5,30 +5,38 @@ About one second per sample at d = 128 (exact characteristic polynomial + root i
 
 from __future__ import annotations
 
-from ..errors import QKInputError
-from ._util import print_json
+from ._util import CAPS, check_range, echo, print_json, progress
 
 NAME = "ginibre"
 HELP = "fraction of real Ginibre matrices (d = 128) with a real, positive, simple top eigenvalue (certified per sample)"
 
 
+#: caps: an exact characteristic polynomial per sample (about 1 s at d = 128, growing like d^4)
+GINIBRE_D = 256
+GINIBRE_SAMPLES = 10**4
+
+
 def add_arguments(p) -> None:
     """Options of ``qkverify ginibre``."""
-    p.add_argument("--d", type=int, default=128, help="matrix size (default 128)")
+    p.add_argument("--d", type=int, default=128, help=f"matrix size, 1..{GINIBRE_D} (default 128)")
     p.add_argument("--samples", type=int, default=200,
-                   help="number of samples (default 200, about 3 minutes at d = 128; the interval's half-width "
-                        "shrinks like 1/√samples)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    p.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
-    p.add_argument("--json", action="store_true")
+                   help=f"number of samples, 1..{GINIBRE_SAMPLES} (default 200, about 3 minutes at d = 128; the "
+                        "interval's half-width shrinks like 1/√samples)")
+    p.add_argument("--seed", type=int, default=0, help="random seed, 0..2^32−1 (default 0)")
+    p.add_argument("--jobs", type=int, default=1, help=f"worker processes, 1..{CAPS['jobs']} (default 1)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
 
 
 def run(args) -> int:
     from ..math.ginibre import GRID_BITS, experiment
 
-    if args.d < 1 or args.samples < 1 or args.jobs < 1:
-        raise QKInputError("--d, --samples and --jobs must be at least 1")
-    r = experiment(args.d, args.samples, args.seed, args.jobs)
+    check_range("--d", args.d, 1, GINIBRE_D)
+    check_range("--samples", args.samples, 1, GINIBRE_SAMPLES)
+    check_range("--jobs", args.jobs, 1, CAPS["jobs"])
+    check_range("--seed", args.seed, 0, 2**32 - 1)
+    with progress(total=args.samples, desc="ginibre", unit="sample", quiet=args.quiet or args.json) as bar:
+        r = experiment(args.d, args.samples, args.seed, args.jobs, on_sample=lambda: bar.update(1))
     lo, hi = r.interval
     out = {"d": r.d, "samples": r.samples, "seed": r.seed, "holds": r.holds, "fraction": r.fraction,
            "wilson_95": [lo, hi], "per_sample_evidence": "certified", "fraction_evidence": "empirical",
@@ -37,8 +45,9 @@ def run(args) -> int:
     if args.json:
         print_json(out)
     else:
-        print(f"real Ginibre, d = {r.d}, {r.samples} samples (seed {r.seed}; entries N(0, 1) rounded to 2^-{GRID_BITS}):")
-        print(f"  top eigenvalue real, positive and simple: {r.holds} of {r.samples} = {r.fraction:.4f} "
-              f"[95% Wilson interval {lo:.4f} – {hi:.4f}] (each sample certified; the fraction empirical)")
-        print(f"  float64 eigenvalues (numpy) decide differently on {r.float_disagreements} sample(s)")
+        echo(f"real Ginibre, d = {r.d}, {r.samples} samples (seed {r.seed}; entries N(0, 1) rounded to "
+             f"2^-{GRID_BITS}):",
+             f"  top eigenvalue real, positive and simple: {r.holds} of {r.samples} = {r.fraction:.4f}, 95% Wilson "
+             f"interval [{lo:.4f}, {hi:.4f}] (each sample certified; the fraction empirical)",
+             f"  float64 eigenvalues (numpy) decide differently on {r.float_disagreements} sample(s)")
     return 0

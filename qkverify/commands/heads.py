@@ -8,7 +8,7 @@ the first head when they fit the budget, and the authors' float64 pipeline
 beside them (display only) with a flag wherever it would decide differently.
 Writes a CSV and a JSON table, one compact certificate per head (as soon as
 the head is done, so a rerun resumes) and a PNG into
-``certificates/heads/<model>/`` (or ``--out``); with several models also a
+``./qkverify-out/heads/<model>/`` (or ``--out``); with several models also a
 combined ``survey.csv`` (the authors' column names) and ``survey_summary.json``.
 ``--scheduler`` runs the heads on a Dask cluster (see the README).
 """
@@ -24,6 +24,9 @@ import time
 from pathlib import Path
 
 from ..errors import QKInputError
+
+#: cap on --jobs (a process each; more than this is a typing slip, not a machine)
+MAX_JOBS = 64
 
 NAME = "heads"
 HELP = "certify every attention head of one or more models (default: all-MiniLM-L6-v2): signature, profile, pairing"
@@ -43,13 +46,16 @@ def add_arguments(p) -> None:
                         "(all-MiniLM-L6-v2 [default], SmolLM2-135M-Instruct) or a Hugging Face hub id (org/name) "
                         "held by the local Hugging Face cache (never downloaded); several give a combined table")
     p.add_argument("--out", default=None,
-                   help="output directory (default certificates/heads/<model>/; with several models "
-                        "<out>/<model>/ and the combined table in <out>, default certificates/heads)")
-    p.add_argument("--jobs", type=int, default=None, help=f"worker processes (default: the cores available, {_cores()})")
+                   help="output directory (default ./qkverify-out/heads/<model>/; with several models "
+                        "<out>/<model>/ and the combined table in <out>, default ./qkverify-out/heads)")
+    p.add_argument("--jobs", type=int, default=None,
+                   help=f"worker processes, 1..{MAX_JOBS} (default: the cores available, {_cores()})")
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="run the heads on a Dask cluster: a scheduler address (tcp://host:8786) or local:K "
                         "for a LocalCluster of K worker processes")
     p.add_argument("--layers", default=None, help="layers to certify, e.g. 0,2,4-5 (default all)")
+    p.add_argument("--heads", default=None, metavar="LIST",
+                   help="heads to certify within each selected layer, e.g. 0,3-5 (default all)")
     p.add_argument("--digits", type=int, default=9,
                    help="width of the b, c, d enclosures at most 10^-digits relative to the value, or to "
                         "10^-6·(1 − a) for smaller values (default 9)")
@@ -91,6 +97,9 @@ def add_arguments(p) -> None:
                    help="recompute every head even when its certificate (same weights, same options) is already "
                         "there; a different result is then refused unless --force")
     p.add_argument("--quiet", action="store_true", help="no table on stdout, no progress bar")
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON document (the heads.json table, the Theorem 3 summary and the files "
+                        "written) instead of the text summary")
 
 
 def _slug(name: str) -> str:
@@ -98,9 +107,11 @@ def _slug(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_") or "model"
 
 
-def default_out(model_name: str, root: str | Path = "certificates") -> Path:
-    """The default output folder ``<root>/heads/<model slug>/``."""
-    return Path(root) / "heads" / _slug(model_name)
+def default_out(model_name: str, root: str | Path | None = None) -> Path:
+    """The default output folder ``<root>/heads/<model slug>/`` (root: ``./qkverify-out``)."""
+    from ..io.outputs import DEFAULT_ROOT
+
+    return Path(root if root is not None else DEFAULT_ROOT) / "heads" / _slug(model_name)
 
 
 def check_readable(spec: str | None) -> None:
@@ -173,10 +184,12 @@ def _budget(args):
 
 
 def _check_args(args) -> None:
+    from ._util import check_range, parse_indices
+
     if args.jobs is None:
         args.jobs = _cores()
-    if args.jobs < 1:
-        raise QKInputError("--jobs must be at least 1")
+    check_range("--jobs", args.jobs, 1, MAX_JOBS)
+    args.head_sel = parse_indices(getattr(args, "heads", None), "--heads")
     if not 1 <= args.digits <= 200:
         raise QKInputError("--digits must be between 1 and 200")
     if not 0 < args.cut < 1:
@@ -224,27 +237,39 @@ def _run(args) -> int:
         client, cluster = start_client(args.scheduler)
     try:
         multi = len(specs) > 1
-        root = getattr(args, "out_root", None) or "certificates"
+        from ..io.outputs import DEFAULT_ROOT, atomic_write_json
+
+        root = getattr(args, "out_root", None) or DEFAULT_ROOT
         base = Path(args.out) if args.out else Path(root) / "heads"
         all_rows: list[dict] = []
         summary: dict = {}
+        docs: list[dict] = []
         code = 0
         for spec in specs:
-            c, rows, name = _one_model(spec, layers, cfg, args, base, multi, client)
+            c, rows, name, doc = _one_model(spec, layers, cfg, args, base, multi, client)
             code = max(code, c)
             all_rows.extend(rows)
             summary[name] = model_summary(rows)
+            docs.append(doc)
         if multi:
             write_survey(all_rows, base / "survey.csv")
             if not getattr(args, "no_report", False):
                 _survey_report(all_rows, specs, base, args)
-            (base / "survey_summary.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
-            for name, s in summary.items():
-                sigs = ", ".join(f"{k}: {v}" for k, v in sorted(s["signatures"].items()))
-                f = s["faces"]
-                print(f"{name}: {s['heads']} heads; signatures {sigs}; exact faces b=0 {f['b=0']}, c=0 {f['c=0']}, "
-                      f"d=0 {f['d=0']}, undecided {f['undecided']}; float64 disagrees on {s['float64_disagrees']}")
-            print(f"wrote {base}/survey.csv, survey_summary.json ({len(all_rows)} heads of {len(specs)} models)")
+            atomic_write_json(base / "survey_summary.json", summary)
+            if not args.json:
+                for name, s in summary.items():
+                    sigs = ", ".join(f"{k}: {v}" for k, v in sorted(s["signatures"].items()))
+                    f = s["faces"]
+                    print(f"{name}: {s['heads']} heads; signatures {sigs}; exact faces b=0 {f['b=0']}, "
+                          f"c=0 {f['c=0']}, d=0 {f['d=0']}, undecided {f['undecided']}; float64 disagrees on "
+                          f"{s['float64_disagrees']}")
+                print(f"wrote {base}/survey.csv, survey_summary.json ({len(all_rows)} heads of {len(specs)} models)")
+        if args.json:
+            from ._util import print_json
+
+            print_json(docs[0] if not multi else {"models": docs, "survey_summary": summary,
+                                                   "files": [str(base / "survey.csv"),
+                                                             str(base / "survey_summary.json")]})
         return code
     finally:
         if client is not None:
@@ -269,14 +294,14 @@ def _survey_report(all_rows: list[dict], specs, base: Path, args) -> None:
     print(f"wrote {base}/report.html (one page, a model selector)")
 
 
-def _one_model(spec, layers, cfg, args, base: Path, multi: bool, client) -> tuple[int, list[dict], str]:
+def _one_model(spec, layers, cfg, args, base: Path, multi: bool, client) -> tuple[int, list[dict], str, dict]:
     from ..certificates import write
     from ..heads.certificate import certificates_for
-    from ..heads.output import plot, summary_lines, write_csv, write_json
+    from ..heads.output import plot, summary_lines, table_document, theorem3_summary, write_csv, write_json
     from ..heads.run import ModelRef, certificate_values, iter_sorted, register, run_dask, run_local, strip_private
-    from ..models import load_model
-
     from ..io.outputs import probe_output_dir
+    from ..io.text import echo, progress
+    from ..models import load_model
 
     pre_norm = bool(getattr(args, "pre_norm_qk", False))
     model = load_model(spec, args.n_heads, args.n_kv_heads, name=_folder_name(spec), pre_norm_qk=pre_norm,
@@ -285,6 +310,11 @@ def _one_model(spec, layers, cfg, args, base: Path, multi: bool, client) -> tupl
         bad = [l for l in layers if l >= model.n_layers]
         if bad:
             raise QKInputError(f"--layers: {model.name} has layers 0..{model.n_layers - 1}, not {bad[0]}")
+    sel = getattr(args, "head_sel", None)
+    if sel is not None:
+        bad = [h for h in sel if h >= model.n_heads]
+        if bad:
+            raise QKInputError(f"--heads: {model.name} has heads 0..{model.n_heads - 1}, not {bad[0]}")
     if multi or not args.out:
         out = base / _slug(model.name)
     else:
@@ -292,15 +322,15 @@ def _one_model(spec, layers, cfg, args, base: Path, multi: bool, client) -> tupl
     probe_output_dir(out)
     meta = model.describe()
     meta["layers"] = layers if layers is not None else list(range(model.n_layers))
+    if sel is not None:
+        meta["heads"] = list(sel)
     ref = ModelRef(str(model.path), model.sha256, args.n_heads, args.n_kv_heads, model.name, pre_norm,
                    tuple(sorted(model.options.items())))
     register(ref, model)
     results: list[dict] = []
     n_cert = 0
-    from tqdm import tqdm
-
-    bar = tqdm(total=model.n_selected(layers), unit="head", disable=args.quiet or None, file=sys.stderr,
-               desc=model.name[:30])
+    total = model.n_selected(layers) if sel is None else (len(meta["layers"]) * len(sel))
+    bar = progress(total=total, unit="head", desc=model.name[:30], quiet=args.quiet or args.json)
 
     def existing(l: int, h: int):
         if args.force or args.no_certificates or args.no_resume:
@@ -308,12 +338,14 @@ def _one_model(spec, layers, cfg, args, base: Path, multi: bool, client) -> tupl
         p = out / f"L{l:02d}H{h:02d}.json"
         return p if p.is_file() else None
 
+    wdir = Path(model.path) if Path(model.path).is_dir() else Path(model.path).parent
+
     def on_result(res: dict) -> None:
         nonlocal n_cert
         if not args.no_certificates and not res.get("resumed"):
             res["values"] = certificate_values(res)
             r = res["row"]
-            for suffix, cert in certificates_for(res, res["source"], res["values"]):
+            for suffix, cert in certificates_for(res, res["source"], res["values"], wdir, out):
                 write(cert, out / f"L{r['layer']:02d}H{r['head']:02d}{suffix}.json", force=args.force)
         if not args.no_certificates:
             n_cert += 1
@@ -323,44 +355,55 @@ def _one_model(spec, layers, cfg, args, base: Path, multi: bool, client) -> tupl
     t0 = time.perf_counter()
     try:
         if client is not None:
-            run_dask(client, ref, model, layers, cfg, existing, on_result)
+            run_dask(client, ref, model, layers, cfg, existing, on_result, heads=sel)
         else:
-            run_local(ref, model, layers, cfg, args.jobs, existing, on_result)
+            run_local(ref, model, layers, cfg, args.jobs, existing, on_result, heads=sel)
     finally:
         bar.close()
     results = iter_sorted(results)
     rows = [strip_private(r["row"]) for r in results]
     resumed = sum(1 for r in results if r.get("resumed"))
-    if not args.quiet:
+    if not args.quiet and not args.json:
         dt = time.perf_counter() - t0
         sys.stderr.write(f"{len(rows)} heads in {dt:.2f} s ({1e3 * dt / max(len(rows), 1):.1f} ms/head wall)"
                          + (f"; {resumed} resumed from certificates" if resumed else "") + "\n")
     write_csv(rows, out / "heads.csv")
     write_json(rows, meta, out / "heads.json")
+    files = [str(out / "heads.csv"), str(out / "heads.json")]
     if not args.no_plot:
-        plot(rows, out / "heads.png", f"{model.name}: {len(rows)} heads (N = {model.d_model}, n = {model.d_head})",
-             model.d_model)
+        plot(rows, out / "heads.png", f"{model.name}: {len(rows)} heads (d_model = {model.d_model}, "
+             f"d_head = {model.d_head})", model.d_model)
+        files.append(str(out / "heads.png"))
     if not getattr(args, "no_report", False):
         from ..heads.report import model_data, write_report
 
         write_report(out / "report.html", [model_data(rows, model.name, model.d_model, model.d_head, "",
                                                       not args.no_certificates, meta)],
-                     f"{model.name}: {len(rows)} heads (N = {model.d_model}, n = {model.d_head})")
-    if not args.quiet:
-        for line in summary_lines(rows):
-            print(line)
-    for line in _model_notes(meta):
-        print(line)
+                     f"{model.name}: {len(rows)} heads (d_model = {model.d_model}, d_head = {model.d_head})")
+        files.append(str(out / "report.html"))
+    thm3, not_applicable = theorem3_summary(results)
     dis = [r for r in rows if r.get("float64_disagrees")]
-    holds = sum(1 for r in results if r["verdict"] == "holds")
     skipped = sorted({n for r in rows for n in str(r.get("notes", "")).split("; ") if "skipped" in n})
-    print(f"{model.name}: {len(rows)} heads; Theorem 3 signature (n, n, N−2n) certified on {holds}; "
-          f"float64 disagrees on {len(dis)}" + (": " + ", ".join(f"L{r['layer']}H{r['head']}" for r in dis) if dis else ""))
-    for s in skipped[:3]:
-        print(f"note: {s}")
-    print(f"wrote {out}/heads.csv, heads.json" + ("" if args.no_plot else ", heads.png")
-          + ("" if getattr(args, "no_report", False) else ", report.html")
-          + (f" and the certificates of {n_cert} heads (Theorem 3 and Definition 6: LxxHyy.json, "
-             "LxxHyy.profile.json)" if n_cert else ""))
+    notes = _model_notes(meta) + [f"note: {s}" for s in skipped[:3]]
+    certs = (f" and the certificates of {n_cert} heads (Theorem 3 and Definition 6: LxxHyy.json, "
+             "LxxHyy.profile.json)") if n_cert else ""
+    if args.json:
+        doc = table_document(rows, meta)
+        doc.update({"theorem_3": {"summary": thm3, "certified": sum(1 for r in results if r["verdict"] == "holds"),
+                                  "not_applicable": not_applicable},
+                    "float64_disagrees": [f"L{r['layer']}H{r['head']}" for r in dis], "notes": notes,
+                    "out": str(out), "files": files, "certificates": n_cert})
+    else:
+        doc = {}
+        if not args.quiet:
+            for line in summary_lines(rows):
+                print(line)
+        echo(*notes)
+        echo(f"{model.name}: {len(rows)} heads. {thm3}.",
+             f"float64 (the authors' pipeline, display only) disagrees on {len(dis)}"
+             + (": " + ", ".join(f"L{r['layer']}H{r['head']}" for r in dis[:10]) if dis else "")
+             + (" …" if len(dis) > 10 else ""),
+             f"wrote {out}/: heads.csv (every column), heads.json" + ("" if args.no_plot else ", heads.png")
+             + ("" if getattr(args, "no_report", False) else ", report.html") + certs)
     bad = [r for r in results if r["verdict"] == "fails"]
-    return (1 if bad else 0), rows, model.name
+    return (1 if bad else 0), rows, model.name, doc

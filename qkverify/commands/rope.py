@@ -9,25 +9,30 @@ from pathlib import Path
 
 from .. import certificates
 from ..errors import QKInputError
-from ._util import print_json
+from ..io.outputs import default_out
+from ._util import CAPS, check_range, echo, print_json
 
 NAME = "rope"
 HELP = "RoPE-like check (Def 3, Prop 1) of a real head (T_d = S^d, both pairings) or of a forms file"
 
 
 def add_arguments(p) -> None:
-    p.add_argument("target", help="model name or weights path (GGUF / safetensors), or a JSON forms input")
-    p.add_argument("--layer", type=int, default=0)
-    p.add_argument("--head", type=int, default=0)
-    p.add_argument("--k", type=int, default=8, help="number of distances d = 0 … k−1 (default 8)")
+    p.add_argument("target", help="model name or weights path (GGUF / safetensors), or a JSON forms input "
+                                  "(- reads it from standard input)")
+    p.add_argument("--layer", type=int, default=0, help="layer of the real head (default 0)")
+    p.add_argument("--head", type=int, default=0, help="head of the real head (default 0)")
+    p.add_argument("--k", type=int, default=8,
+                   help=f"number of distances d = 0 … k−1, 1..{CAPS['k']} (default 8)")
     p.add_argument("--pairing", choices=("half_split", "interleaved"),
                    help="read the head with this pairing only (default: the loader's, then the other one)")
-    p.add_argument("--out", help="write the certificates into this directory")
+    p.add_argument("--out", help="folder of the certificates (default ./qkverify-out/rope)")
+    p.add_argument("--no-cert", action="store_true", help="do not write certificates")
     p.add_argument("--force", action="store_true", help="replace different existing certificates")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
 
 
 def _write(runs, out: str | None, name: str, force: bool) -> list[str]:
+    """Write each run's certificate to ``out/<statement>/<name>.json`` (nothing when ``out`` is None)."""
     paths = []
     for run in runs if out else []:
         path = Path(out) / run.statement.id / f"{name}.json"
@@ -53,7 +58,7 @@ def _forms(args) -> int:
                 raise QKInputError(f"{args.target}: B_0 is singular, so L_0 has no inverse and T_d = L_0⁻¹ L_d "
                                    "is not defined (Definition 3 needs B_0 nondegenerate)") from None
             raise
-    paths = _write(runs, args.out, Path(args.target).stem, args.force)
+    paths = _write(runs, args.out, "stdin" if args.target == "-" else Path(args.target).stem, args.force)
     recs = [r for run in runs for r in run.records]
     verdict = "fails" if any(r.conclusion == "fails" for r in recs) else (
         "undecided" if any(r.conclusion == "undecided" for r in recs) else "holds")
@@ -63,7 +68,7 @@ def _forms(args) -> int:
     else:
         for r in recs:
             v = r.result.value
-            extra = f" value={v['bool']}" if v and "bool" in v else ""
+            extra = f" (value: {str(v['bool']).lower()})" if v and "bool" in v else ""
             print(f"  {r.meta.check}: {r.conclusion} [{r.result.evidence}]{extra}")
         print(f"{args.target}: {verdict}" + (f"; certificates in {args.out}/" if paths else ""))
     return {"holds": 0, "fails": 1, "undecided": 3}[verdict]
@@ -72,8 +77,19 @@ def _forms(args) -> int:
 def run(args) -> int:
     from ..models.rope import check_head
 
+    check_range("--k", args.k, 1, CAPS["k"])
+    if args.layer < 0 or args.head < 0:
+        raise QKInputError("--layer and --head must be at least 0")
+    if args.no_cert:
+        args.out = None
+    elif args.out is None:
+        args.out = str(default_out("rope"))
+    if args.out:
+        from ..io.outputs import probe_output_dir
+
+        probe_output_dir(args.out)
     p = Path(args.target)
-    if p.is_file() and p.suffix == ".json":
+    if args.target == "-" or (p.is_file() and p.suffix == ".json"):
         return _forms(args)
     res = check_head(args.target, args.layer, args.head, args.k, args.pairing)
     info, ok = res["info"], True
@@ -84,29 +100,48 @@ def run(args) -> int:
         want = "holds" if i == 0 else "fails"
         ok = ok and rd["verdict"] == want
     if args.json:
-        print_json({"model": info["model"], "layer": args.layer, "head": args.head, "k": args.k,
+        print_json({"model": info["model"], "layer": args.layer, "head": args.head, "kv_head": info["kv_head"],
+                    "d_head": info["n"], "d_model": info["N"], "k": args.k,
                     "runtime": res["input"]["runtime"], "cols": res["input"]["cols"],
                     "readings": [{"pairing": rd["pairing"], "reading": rd["reading"], "T_d_eq_S_pow_d": rd["verdict"],
                                   "evidence": rd["evidence"], "numbers": rd["numbers"],
                                   "declarations": [r.to_json() for run in rd["runs"] for r in run.records]}
                                  for rd in res["readings"]], "ok": ok, "certificates": paths})
+        return 0 if ok else 1
+    rt = res["input"]["runtime"]
+    echo(f"{info['model']}, layer {args.layer}, head {args.head} (kv_head {info['kv_head']}): d_head = {info['n']}, "
+         f"d_model = {info['N']}, distances d = 0 … {args.k - 1}",
+         f"runtime rotation R_d: {rt['pairing']} pairs of the stored rows, base {rt['base']}, "
+         f"{rt['rotary_dim']} rotary dimensions; forms B_d(u, v) = ⟨R_d W_K u, W_Q v⟩ on the "
+         f"{len(res['input']['cols'])} coordinates of H where B_0 is nondegenerate")
+    # Definition 3 and Proposition 1 are about the score function, the same whatever reading of the rows
+    fn = {}
+    for rd in res["readings"]:
+        for run in rd["runs"]:
+            for rec in run.records:
+                if rec.meta.check != "eq_ropeT_one_of_forall":
+                    fn.setdefault(rec.meta.check, set()).add((rec.conclusion, rec.result.evidence))
+    print("the score function (the same for every reading of the rows):")
+    for check, got in fn.items():
+        label = {"IsRoPELike": "Definition 3, T_{d+e} = T_d T_e", "isRoPELike_iff": "Proposition 1"}.get(check, "")
+        print(f"  {check} ({label}): " + "; ".join(f"{c} [{e}]" for c, e in sorted(got)))
+    print(f"each reading's rotation S against T_1 = L_0⁻¹ L_1 (eq_ropeT_one_of_forall: T_d = S^d for d < {args.k}):")
+    for i, rd in enumerate(res["readings"]):
+        nums = rd["numbers"]
+        who = "the loader's reading" if i == 0 and args.pairing is None else (
+            "the other pairing" if i else "the pairing asked for")
+        line = f"  {rd['pairing']} ({who}): T_d = S^d {rd['verdict']} [{rd['evidence']}]"
+        if nums.get("separated_entries_of_T1_minus_S"):
+            ex = nums["example"]
+            line += (f": {nums['separated_entries_of_T1_minus_S']} entries of T_1 − S exclude 0, e.g. entry "
+                     f"({ex['entry'][0]}, {ex['entry'][1]}): T_1 ≈ {ex['T1']}, S ≈ {ex['S']}")
+        elif rd["verdict"] != "holds" and nums.get("max_abs_T_d_minus_S_pow_d_upper"):
+            line += f": max |T_d − S^d| ≤ {nums.get('max_abs_T_d_minus_S_pow_d_upper')}"
+        echo(line)
+    if len(res["readings"]) > 1:
+        verdict = ("the loader's reading passes and the other pairing fails, as it must" if ok else
+                   "FAILED: the loader's reading should pass and the other pairing fail")
     else:
-        rt = res["input"]["runtime"]
-        print(f"{info['model']} layer {args.layer} head {args.head} (kv head {info['kv_head']}), n = {info['n']}, "
-              f"N = {info['N']}, k = {args.k}")
-        print(f"  runtime: {rt['pairing']} pairs of the stored rows, base {rt['base']}, {rt['rotary_dim']} rotary dims")
-        print(f"  H: the {len(res['input']['cols'])} coordinates {res['input']['cols'][:4]}… of C (B_0 nondegenerate there)")
-        for rd in res["readings"]:
-            r = rd["reading"]
-            nums = rd["numbers"]
-            print(f"  reading {rd['pairing']} on {r['rows']} rows: T_d = S^d for d < {args.k}: {rd['verdict']} "
-                  f"[{rd['evidence']}]; max |T_d − S^d| ≤ {nums.get('max_abs_T_d_minus_S_pow_d_upper')}"
-                  + (f"; {nums['separated_entries_of_T1_minus_S']} entries of T_1 − S exclude 0, e.g. {nums['example']}"
-                     if nums.get("separated_entries_of_T1_minus_S") else ""))
-            for run in rd["runs"]:
-                for rec in run.records:
-                    if rec.meta.check != "eq_ropeT_one_of_forall":
-                        print(f"    {rec.meta.check}: {rec.conclusion} [{rec.result.evidence}]")
-        print("result: " + ("the loader's convention passes and the other pairing fails" if ok and len(res["readings"]) > 1
-                            else ("holds" if ok else "FAILS")) + (f"; certificates in {args.out}/" if paths else ""))
+        verdict = "holds" if ok else "FAILS"
+    echo("result: " + verdict + (f"; certificates in {args.out}/" if paths else ""))
     return 0 if ok else 1

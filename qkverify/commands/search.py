@@ -22,7 +22,8 @@ from ..io.outputs import probe_output_dir
 from ..search import load_module, resolve, search, write_counterexample
 from ..search.driver import input_json
 from ..search.strategies import FAMILIES
-from ._util import print_json
+from ..io.outputs import default_out
+from ._util import CAPS, check_range, echo, print_json
 
 NAME = "search"
 HELP = "search for a (shrunk) counterexample to a Lean declaration, a statement or a user conjecture"
@@ -30,20 +31,25 @@ HELP = "search for a (shrunk) counterexample to a Lean declaration, a statement 
 
 def add_arguments(p) -> None:
     p.add_argument("claim", help="statement id, blueprint label, Lean declaration, or a conjecture from --module")
-    p.add_argument("--budget", type=int, default=200, help="inputs satisfying the hypotheses to try (default 200)")
+    p.add_argument("--budget", type=int, default=200,
+                   help=f"inputs satisfying the hypotheses to try, 1..{CAPS['budget']} (default 200)")
     p.add_argument("--seed", type=int, default=0, help="RNG seed; the same seed gives the same result (default 0)")
-    p.add_argument("--max-dim", type=int, default=4, help="matrix sizes 1..D (default 4)")
+    p.add_argument("--max-dim", type=int, default=4, help=f"matrix sizes 1..D, D ≤ {CAPS['max_dim']} (default 4)")
     p.add_argument("--family", choices=FAMILIES, help="restrict matrices to one family (default: a mixture)")
     p.add_argument("--module", help="Python file declaring conjectures with qkverify.search.conjecture")
     p.add_argument("--drop", metavar="BINDER",
                    help="search inputs on which this hypothesis is false and the others hold (as the probes do)")
-    p.add_argument("--out", default="certificates/search", help="directory for counterexample certificates")
+    p.add_argument("--out", default=str(default_out("search")),
+                   help="directory for counterexample certificates (default ./qkverify-out/search)")
     p.add_argument("--json", action="store_true")
 
 
 def run(args) -> int:
     from ..kernel import verify_file
 
+    check_range("--budget", args.budget, 1, CAPS["budget"])
+    check_range("--max-dim", args.max_dim, 1, CAPS["max_dim"])
+    check_range("--seed", args.seed, 0, 2**63 - 1)
     if args.module:
         load_module(args.module)
     sel = resolve(args.claim)
@@ -69,18 +75,18 @@ def run(args) -> int:
             "errors": [list(e) for e in o.errors], "message": o.summary(),
         })
     else:
-        print(o.summary())
+        echo(o.summary())
         if o.found:
-            print(f"counterexample: {input_json(o.input)}")
+            echo(f"counterexample: {input_json(o.input)}")
             for c, hyps, dropped, concl, ev, why in o.evaluation.records:
                 if c in o.failing:
-                    print(f"  {c}: {concl} [{ev}]" + (f" — {why}" if why else "")
-                          + (f" (dropped: {', '.join(dropped)})" if dropped else ""))
-            print(f"certificate: {cert} (kernel: {kernel})")
+                    echo(f"  {c}: {concl} [{ev}]" + (f" — {why}" if why else "")
+                         + (f" (dropped: {', '.join(dropped)})" if dropped else ""))
+            echo(f"certificate: {cert} (kernel: {kernel})")
             if ipath:
-                print(f"input file: {ipath}")
+                echo(f"input file: {ipath}")
         if o.errors:
-            print(f"warning: the evaluation raised on {len(o.errors)} inputs (skipped); first: {o.errors[0][1]}")
+            echo(f"warning: the evaluation raised on {len(o.errors)} inputs (skipped); first: {o.errors[0][1]}")
     if o.found:
         return 1
     return 3 if o.checked == 0 else 0  # undecided when no input was actually checked

@@ -15,8 +15,9 @@ HELP = "exact signature (n_pos, n_neg, n_zero) of a symmetric matrix or of a hea
 
 
 def add_arguments(p) -> None:
-    p.add_argument("file", help="symmetric matrix (JSON / .npy) or a head {\"W_Q\": …, \"W_K\": …}")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("file", help="symmetric matrix (JSON / .npy) or a head {\"W_Q\": …, \"W_K\": …}; - reads "
+                                "standard input")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
 
 
 def run(args) -> int:
@@ -24,16 +25,18 @@ def run(args) -> int:
     inp = input_from_document(doc, None, args.file)
     if isinstance(inp, HeadInput):
         S = sym_part(inp.L)
-        what = f"head form S = sym_part(W_Kᵀ W_Q), N = {inp.N}, n = {inp.n}"
+        what = f"head form S = sym_part(W_Kᵀ W_Q), d_model = {inp.N}, d_head = {inp.n}"
     else:
         S = inp.L
         if not is_symmetric(S):
             raise QKInputError(f"{args.file}: matrix is not symmetric (give a symmetric matrix or a head)")
-        what = f"symmetric {S.nrows()}x{S.nrows()} matrix"
+        what = f"symmetric {S.nrows()}×{S.nrows()} matrix"
     inn, _ = inertia_both(S, "S", S.nrows() <= 48)
     methods = "charpoly + Descartes, LDLᵀ" if S.nrows() <= 48 else "charpoly + Descartes"
     if args.json:
         print_json(dict(inn.to_json(), evidence="exact", methods=methods))
     else:
-        print(f"{what}: signature (n_pos, n_neg, n_zero) = ({inn.n_pos}, {inn.n_neg}, {inn.n_zero})  [exact: {methods}]")
+        print(f"signature (n_pos, n_neg, n_zero) = ({inn.n_pos}, {inn.n_neg}, {inn.n_zero})  [exact]")
+        print(f"  of the {what}")
+        print(f"  methods: {methods}")
     return 0

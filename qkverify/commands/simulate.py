@@ -18,7 +18,24 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import QKInputError
-from ._util import print_json
+from ..io.outputs import default_out
+from ._util import CAPS, MAX_STEPS, check_range, check_real, echo, print_json, progress
+
+#: caps of simulate's sizes (a float simulation: n² d work per step)
+SIM_D = 256
+SIM_N = 1000
+#: at most this many token-pair updates n²·d·steps in one run (about a minute of numpy)
+MAX_WORK = 10**10
+
+
+def _check_work(n: int, d: int, dt: float, T: float, samples: int = 1) -> None:
+    steps = T / dt
+    if steps > MAX_STEPS:
+        raise QKInputError(f"--horizon / --dt = {steps:.3g} steps exceeds the cap of {MAX_STEPS}")
+    work = samples * n * n * d * steps
+    if work > MAX_WORK:
+        raise QKInputError(f"samples·n²·d·steps = {work:.3g} exceeds the cap of {MAX_WORK:.0e} "
+                           "(lower --n, --d, --samples or --horizon, or raise --dt)")
 
 NAME = "simulate"
 HELP = "simulate the self-attention dynamics (Euler/RK4, x or z); Theorem 2.1 check; the d = 2 example"
@@ -29,23 +46,28 @@ def add_arguments(p) -> None:
     p.add_argument("--triple", help="a triple file {Q, K, V} (default Q = K = V = I_d; see --random)")
     p.add_argument("--random", action="store_true", help="a random triple: Q, K, V with i.i.d. N(0, 1/d) entries")
     p.add_argument("--tokens", help="initial tokens, n x d (JSON or .npy; default: n random N(0, 1) tokens)")
-    p.add_argument("--d", type=int, default=2, help="dimension of a random triple (default 2)")
-    p.add_argument("--n", type=int, default=6, help="number of random tokens (default 6)")
+    p.add_argument("--d", type=int, default=2, help=f"dimension of a random triple, 1..{SIM_D} (default 2)")
+    p.add_argument("--n", type=int, default=6, help=f"number of random tokens, 1..{SIM_N} (default 6)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--method", choices=("rk4", "euler"), default="rk4", help="integrator (default rk4)")
     p.add_argument("--coords", choices=("z", "x"), default="z", help="rescaled z = e^{-tV}x (default) or x")
-    p.add_argument("--dt", type=float, default=None, help="step size (default 0.01; 0.05 for --theorem-2-1)")
+    p.add_argument("--dt", type=float, default=None,
+                   help="step size in (0, 1] (default 0.01; 0.05 for --theorem-2-1)")
     p.add_argument("--horizon", type=float, default=None,
-                   help="final time T (default 10; 30 for --theorem-2-1; 40 for --example-d2)")
+                   help=f"final time T in (0, {CAPS['horizon']}] (default 10; 30 for --theorem-2-1; 40 for "
+                        f"--example-d2); at most {MAX_STEPS} steps T/Δt and {MAX_WORK:.0e} token-pair updates "
+                        "n²·d·steps per run")
     p.add_argument("--cluster-tol", type=float, default=1e-3,
                    help="clusters: tokens closer than this times max(1, max norm) are one cluster (default 1e-3)")
-    p.add_argument("--out", default="simulate", help="folder of the picture and result.json (default simulate/)")
+    p.add_argument("--out", default=str(default_out("simulate")),
+                   help="folder of the picture and its JSON (default ./qkverify-out/simulate)")
     p.add_argument("--no-png", action="store_true", help="no picture, nothing written")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--theorem-2-1", dest="thm21", action="store_true",
                    help="the d = 1 check of Theorem 2.1 over --samples random initial conditions per n in --ns")
-    p.add_argument("--samples", type=int, default=1000, help="--theorem-2-1: initial conditions per n (default 1000)")
-    p.add_argument("--ns", default="2,3,5,10", help="--theorem-2-1: token counts (default 2,3,5,10)")
+    p.add_argument("--samples", type=int, default=1000,
+                   help=f"--theorem-2-1: initial conditions per n, 1..{CAPS['samples']} (default 1000)")
+    p.add_argument("--ns", default="2,3,5,10", help=f"--theorem-2-1: token counts, each 2..{SIM_N} (default 2,3,5,10)")
     p.add_argument("--tol", type=float, default=1e-6, help="--theorem-2-1: row = e_1/e_n and rank tolerance")
     p.add_argument("--example-d2", dest="ex2", action="store_true", help="the d = 2 example x = (1, ±ε)")
     p.add_argument("--eps", type=float, default=0.2, help="--example-d2: ε (default 0.2)")
@@ -85,10 +107,15 @@ def _save_json(args, stem: str, doc: dict) -> None:
 
 
 def run(args) -> int:
-    if args.dt is not None and not args.dt > 0:
-        raise QKInputError("--dt must be positive")
-    if args.horizon is not None and not args.horizon > 0:
-        raise QKInputError("--horizon must be positive")
+    check_real("--dt", args.dt, 0, 1)
+    check_real("--horizon", args.horizon, 0, CAPS["horizon"])
+    check_real("--cluster-tol", args.cluster_tol, 0, 1)
+    check_real("--tol", args.tol, 0, 1)
+    check_real("--eps", args.eps, 0, 10**6)
+    check_range("--d", args.d, 1, SIM_D)
+    check_range("--n", args.n, 1, SIM_N)
+    check_range("--samples", args.samples, 1, CAPS["samples"])
+    check_range("--seed", args.seed, 0, 2**32 - 1)
     if args.thm21:
         return _thm21(args)
     if args.ex2:
@@ -127,6 +154,9 @@ def _single(args) -> int:
         x0 = rng.standard_normal((args.n, d))
     dt = args.dt or 0.01
     T = args.horizon or 10.0
+    if d > SIM_D or len(x0) > SIM_N:
+        raise QKInputError(f"simulate: at most d = {SIM_D} and {SIM_N} tokens (got d = {d}, {len(x0)} tokens)")
+    _check_work(len(x0), d, dt, T)
     png = _outputs(args, "simulate")
     try:
         tr = D.simulate(x0, Q, K, V, dt, T, args.method, args.coords)
@@ -149,7 +179,7 @@ def _single(args) -> int:
     if args.json:
         print_json(out)
         return 0
-    print(f"simulate: d = {d}, n = {out['n']} tokens; {source}")
+    echo(f"simulate: d = {d}, n = {out['n']} tokens; {source}")
     print(f"  {tr.method} in {tr.coords}, Δt = {tr.dt:g}, T = {tr.horizon:g} ({out['steps']} steps) [empirical]")
     print(f"  clusters at tolerance {args.cluster_tol:g} (× max(1, max ‖{tr.coords}_i‖)): {out['clusters']}")
     print(f"  rank P(T) (singular values > 1e-6·σ₁): {out['rank_P_final']}")
@@ -168,14 +198,16 @@ def _thm21(args) -> int:
         ns = [int(x) for x in args.ns.split(",") if x.strip()]
     except ValueError:
         raise QKInputError(f"--ns: cannot read {args.ns!r} (expected e.g. 2,3,5,10)") from None
-    if not ns or min(ns) < 2 or args.samples < 1:
-        raise QKInputError("--ns needs token counts ≥ 2 and --samples at least 1")
+    if not ns or min(ns) < 2 or max(ns) > SIM_N or args.samples < 1:
+        raise QKInputError(f"--ns needs token counts in 2..{SIM_N} and --samples at least 1")
     dt, T = args.dt or 0.05, args.horizon or 30.0
+    _check_work(max(ns), 1, dt, T, args.samples * len(ns))
     if not args.no_png:
         from ..io.outputs import probe_output_dir
 
         probe_output_dir(args.out)
-    rows = [low_rank_1d(n, args.samples, args.seed + n, dt, T, args.tol, args.method) for n in ns]
+    rows = [low_rank_1d(n, args.samples, args.seed + n, dt, T, args.tol, args.method)
+            for n in progress(ns, desc="Theorem 2.1", unit="n", quiet=args.json)]
     ok = all(r.passed == r.samples for r in rows)
     doc = {"evidence": "empirical", "theorem": "Theorem 2.1", "dt": dt, "horizon": rows[0].horizon,
            "method": args.method, "tol": args.tol, "seed": args.seed, "rows": [r.__dict__ for r in rows],
@@ -184,9 +216,9 @@ def _thm21(args) -> int:
     if args.json:
         print_json(doc)
         return 0 if ok else 1
-    print(f"Theorem 2.1 (d = 1), empirical: x_i(0) i.i.d. N(0, 1), V and QK uniform in [1/2, 2] per sample; "
-          f"{args.method} in z, Δt = {dt:g}, T = {rows[0].horizon:g}; a row counts as e_1 / e_n within {args.tol:g}; "
-          f"rank = singular values > {args.tol:g}·σ₁; seed {args.seed} + n")
+    echo(f"Theorem 2.1 (d = 1), empirical: x_i(0) i.i.d. N(0, 1), V and QK uniform in [1/2, 2] per sample; "
+         f"{args.method} in z, Δt = {dt:g}, T = {rows[0].horizon:g}; a row counts as e_1 / e_n within {args.tol:g}; "
+         f"rank = singular values > {args.tol:g}·σ₁; seed {args.seed} + n")
     head = f"{'n':>4} {'samples':>8} {'pass':>6} {'max exceptional rows':>21} {'rank 1':>7} {'rank 2':>7} " \
            f"{'rank 3':>7} {'rank > 3':>8} {'max |ΔP| over [T−1, T]':>24}"
     print(head)
@@ -205,6 +237,7 @@ def _ex2(args) -> int:
     if not args.eps > 0:
         raise QKInputError("--eps must be positive")
     dt, T = args.dt or 0.01, args.horizon or 40.0
+    _check_work(2, 2, dt, T)
     png = _outputs(args, "example_d2")
     r = D.example_d2(args.eps, dt, T, args.method)
     if png is not None:

@@ -19,6 +19,7 @@ import sys
 from collections import Counter
 
 from .. import kernel
+from ..io.text import echo
 from ..models.installed import default_weights_dirs
 
 NAME = "verify"
@@ -35,11 +36,36 @@ def add_arguments(p) -> None:
                         "matches is used); repeatable; the installed default model is searched too")
     p.add_argument("--allow-uncheckable", action="store_true",
                    help="exit 0 although some certificates are of statements the kernel has no entry for")
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON document: per file its status, statement, verdict and reason, and the counts")
 
 
-def _check(path, dirs: list[str], verbose: bool = False):
-    """(status, line) for one file, as the kernel decides it."""
+def _say(line: str) -> None:
+    """``path: status …`` on one line when it fits in 100 columns; else the path and its status on
+    the first line and the rest, indented, below (a path and a status word are never split)."""
+    head, sep, rest = line.partition(" (") if ": valid (" in line else line.partition(": ", )
+    if len(line) <= 100 or not sep:
+        print(line, flush=True)
+        return
+    if ": valid (" in line:
+        print(head, flush=True)
+        echo("  (" + rest)
+        return
+    path, _, detail = line.partition(": ")
+    status, _, why = detail.partition(": ")
+    print(f"{path}: {status}" + (":" if why else ""), flush=True)
+    if why:
+        echo("  " + why)
+
+
+def _check(path, dirs: list[str], verbose: bool = False, record: list | None = None):
+    """(status, line) for one file, as the kernel decides it (its JSON record appended to ``record``)."""
     out = kernel.verify_file(path, dirs)
+    if record is not None:
+        record.append({"file": str(path), "status": out.status, "statement": getattr(out, "statement", None),
+                       "verdict": getattr(out, "verdict", None), "check": getattr(out, "check", None),
+                       "reason": getattr(out, "reason", None),
+                       "declarations": list(getattr(out, "declarations", None) or [])})
     if out.status == "not a certificate":
         return "not a certificate", f"{path}: not a certificate (skipped)"
     if out.status == "valid":
@@ -57,18 +83,36 @@ def _check(path, dirs: list[str], verbose: bool = False):
 def run(args) -> int:
     """Verify every named certificate, print one line each and a summary; returns the exit status."""
     dirs = list(args.weights) + [d for d in default_weights_dirs() if d not in args.weights]
+    code = _run(args, dirs, records := [] if args.json else None)
+    if args.json:
+        from ._util import print_json
+
+        counts = Counter(r["status"] for r in records)
+        print_json({"files": records, "counts": dict(sorted(counts.items())), "exit": code})
+    return code
+
+
+def _run(args, dirs: list[str], records: list | None) -> int:
+    from ..io.text import progress
+
     files, problems = kernel.expand_paths(args.certs)
     for msg in problems:
-        print(f"{msg}: unreadable", file=sys.stderr)
+        if records is None:
+            print(f"{msg}: unreadable", file=sys.stderr)
+        else:
+            records.append({"file": msg, "status": "unreadable"})
     counts: Counter = Counter()
     counts["unreadable"] += len(problems)
-    for f in files:
-        status, line = _check(f, dirs, args.verbose)
-        counts[status] += 1
-        if not (args.quiet and status in ("valid", "not a certificate")):
-            print(line, flush=True)
+    with progress(total=len(files), desc="verify", unit="file",
+                  quiet=args.json or len(files) < 20 or not args.quiet) as bar:
+        for f in files:
+            status, line = _check(f, dirs, args.verbose, records)
+            counts[status] += 1
+            bar.update(1)
+            if records is None and not (args.quiet and status in ("valid", "not a certificate")):
+                _say(line)
     total = len(files) + len(problems)
-    if total != 1:
+    if total != 1 and records is None:
         print(f"{total} file(s): " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items()) if v))
     checked = total - counts["not a certificate"] - counts["unreadable"]
     if checked == 0 and not counts["unreadable"]:

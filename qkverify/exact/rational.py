@@ -287,7 +287,12 @@ def read_input_file(path: str | Path) -> Any:
     unreadable (no permission), oversized, empty or unparsable file, and for
     a JSON object with a duplicate key.  The file is opened before anything
     else is done with it, so an unreadable input fails at once.
+
+    ``"-"`` reads standard input: JSON, or a ``.npy`` / ``.npz`` recognised by
+    its magic bytes.
     """
+    if str(path) == "-":
+        return _read_stdin()
     p = Path(path)
     try:
         p.stat()
@@ -327,3 +332,37 @@ def read_input_file(path: str | Path) -> Any:
     if not text.strip():
         raise QKInputError(f"{p}: empty file")
     return _json_load(text, str(p))
+
+
+def _read_stdin() -> Any:
+    """:func:`read_input_file` of standard input (``-``)."""
+    import io
+    import sys
+
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:
+        raise QKInputError("-: standard input is not readable")
+    try:
+        data = stream.read(MAX_FILE_BYTES + 1)
+    except OSError as err:
+        raise QKInputError(f"-: cannot read standard input ({err.strerror or err.__class__.__name__})") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise QKInputError(f"-: standard input exceeds the input limit of {MAX_FILE_BYTES} bytes")
+    if not data.strip():
+        raise QKInputError("-: standard input is empty")
+    if data.startswith(b"\x93NUMPY"):
+        try:
+            return np.load(io.BytesIO(data), allow_pickle=False)
+        except Exception as err:  # numpy raises several kinds
+            raise QKInputError(f"-: not a readable .npy array ({err.__class__.__name__}: {err})") from None
+    if data.startswith(b"PK\x03\x04"):
+        try:
+            with np.load(io.BytesIO(data), allow_pickle=False) as z:
+                return {k: z[k] for k in z.files}
+        except Exception as err:
+            raise QKInputError(f"-: not a readable .npz archive ({err.__class__.__name__})") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise QKInputError("-: standard input is not UTF-8 text (expected JSON, .npy or .npz)") from None
+    return _json_load(text, "-")

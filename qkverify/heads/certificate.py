@@ -16,7 +16,9 @@ Everything in them is a function of the exact weights (the cells are determinist
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ..claims.evaluate import evaluate
 from .cells import HeadSpectrum
@@ -83,25 +85,55 @@ class WeightsHead:
         return {"kind": "weights", "n": self.n, "N": self.N, "tensors": self.tensors}
 
 
-def weights_head(res: dict, source: dict) -> WeightsHead:
-    """The format-2 input of a head certified by :func:`qkverify.heads.certify.certify_head`."""
+def weights_head(res: dict, source: dict, hints: dict | None = None) -> WeightsHead:
+    """The format-2 input of a head certified by :func:`qkverify.heads.certify.certify_head`
+    (``hints``: file name -> path_hint, see :func:`path_hints`)."""
     hs: HeadSpectrum = res["spectrum"]
     rank_w = next(w for w in res["witnesses"] if w.get("kind") == "rank")
     row = res["row"]
-    return WeightsHead(int(row["n"]), int(row["N"]), tensor_refs(source),
-                       _rank_v2(rank_w, hs.scale_exponent), int(rank_w["rank"]), hs)
+    refs = tensor_refs(source)
+    for t in refs:
+        if hints and hints.get(t["file"]):
+            t["path_hint"] = hints[t["file"]]
+    return WeightsHead(int(row["n"]), int(row["N"]), refs, _rank_v2(rank_w, hs.scale_exponent),
+                       int(rank_w["rank"]), hs)
+
+
+def path_hints(source: dict, weights_dir: Path | str | None, cert_dir: Path | str | None) -> dict:
+    """{file name: path_hint} for the weights files a head's tensors name: the file's path
+    relative to the certificate's directory, POSIX separators (DESIGN.md, Weights).  A hint only:
+    the kernel opens the file there only if its SHA-256 is the recorded one.  None for files of
+    an installed model package (the kernel looks there anyway, and a path into site-packages
+    would make the shipped certificates differ between machines)."""
+    if weights_dir is None or cert_dir is None:
+        return {}
+    from ..models.installed import default_weights_dirs
+
+    wd = Path(weights_dir).resolve()
+    installed = [Path(d).resolve() for d in default_weights_dirs()]
+    if any(wd == d or d in wd.parents for d in installed):
+        return {}
+    out = {}
+    for t in source.get("tensors", []):
+        name = t.get("file", source.get("file", ""))
+        if name:
+            out[name] = Path(os.path.relpath(wd / name, Path(cert_dir).resolve())).as_posix()
+    return out
 
 
 #: the head's statements and the suffix of their certificate files (L00H00.json, L00H00.profile.json)
 STATEMENTS = (("heads_have_balanced_attention", ""), ("profile", ".profile"))
 
 
-def certificates_for(res: dict, source: dict, values: dict) -> list[tuple[str, dict]]:
+def certificates_for(res: dict, source: dict, values: dict, weights_dir: Path | str | None = None,
+                     cert_dir: Path | str | None = None) -> list[tuple[str, dict]]:
     """(file suffix, certificate) for Theorem 3 and Definition 6 on this head.  ``values`` (the
     head's table row without its float64 columns, and the producer options) go into the
-    display, where a rerun finds them to resume."""
+    display, where a rerun finds them to resume.  With ``weights_dir`` (the directory of the
+    weights files) and ``cert_dir`` (where the certificates are written) each tensor records
+    a ``path_hint`` (:func:`path_hints`)."""
     row = res["row"]
-    inp = weights_head(res, source)
+    inp = weights_head(res, source, path_hints(source, weights_dir, cert_dir))
     disp = {"name": f"{row['model']} layer {row['layer']} head {row['head']}", "model": row["model"],
             "layer": row["layer"], "head": row["head"], "kv_head": row["kv_head"],
             "arch": source.get("arch", ""), "row": values}

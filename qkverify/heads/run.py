@@ -147,7 +147,8 @@ def reusable_result(path: Path, rec, cfg: RunConfig, first: bool) -> dict | None
 
     try:
         inp, disp, values = cert["input"], cert["display"], cert["display"]["row"]
-        same = (inp.get("tensors") == tensor_refs(rec.source) and disp.get("layer") == rec.layer
+        recorded = [{k: v for k, v in t.items() if k != "path_hint"} for t in inp.get("tensors") or []]
+        same = (recorded == tensor_refs(rec.source) and disp.get("layer") == rec.layer
                 and disp.get("head") == rec.head and values.get(OPTIONS_KEY) == cfg.fingerprint(first)
                 and all(Path(str(path).replace(".json", f"{sfx}.json")).is_file() for _, sfx in STATEMENTS))
     except (KeyError, TypeError, AttributeError):
@@ -168,19 +169,24 @@ def _layer_jobs(model, layers: list[int] | None) -> list[int]:
 
 
 def _plan(model, layers, cfg: RunConfig, existing: Callable[[int, int], Path | None],
-          on_result: Callable[[dict], None]) -> tuple[list[tuple[int, tuple[int, ...]]], tuple[int, int] | None]:
+          on_result: Callable[[dict], None],
+          heads: tuple[int, ...] | None = None) -> tuple[list[tuple[int, tuple[int, ...]]], tuple[int, int] | None]:
     """Resume: heads whose certificate on disk is reusable are reported at
     once (their layer is read here only when such a certificate exists);
-    returns the (layer, heads) still to certify and the first head."""
+    returns the (layer, heads) still to certify and the first head.
+    ``heads`` selects head indices within every selected layer (None: all)."""
     sel = _layer_jobs(model, layers)
-    first = (sel[0], 0) if sel else None
+    wanted = [h for h in range(model.n_heads) if heads is None or h in heads]
+    first = (sel[0], wanted[0]) if sel and wanted else None
     todo = []
     for l in sel:
-        paths = {h: existing(l, h) for h in range(model.n_heads)}
+        paths = {h: existing(l, h) for h in wanted}
         need = [h for h, p in paths.items() if p is None]
-        if len(need) < model.n_heads:
+        if len(need) < len(wanted):
             need = []
             for rec in model.layer_heads(l):
+                if rec.head not in paths:
+                    continue
                 p = paths.get(rec.head)
                 r = reusable_result(p, rec, cfg, first == (rec.layer, rec.head)) if p is not None else None
                 if r is not None:
@@ -213,12 +219,14 @@ def estimated_seconds(model, todo: list, cfg: RunConfig) -> float:
 
 
 def run_local(ref: ModelRef, model, layers: list[int] | None, cfg: RunConfig, jobs: int,
-              existing: Callable[[int, int], Path | None], on_result: Callable[[dict], None]) -> None:
+              existing: Callable[[int, int], Path | None], on_result: Callable[[dict], None],
+              heads: tuple[int, ...] | None = None) -> None:
     """Certify every selected head in this process (jobs = 1) or in a pool of
     ``jobs`` processes (one task per layer; the workers open the weights
     themselves).  ``existing(layer, head)`` names a certificate already on
-    disk (or None); ``on_result`` receives each result as it is ready."""
-    todo, first = _plan(model, layers, cfg, existing, on_result)
+    disk (or None); ``on_result`` receives each result as it is ready;
+    ``heads`` selects head indices within each layer (None: all)."""
+    todo, first = _plan(model, layers, cfg, existing, on_result, heads)
     if jobs <= 1 or estimated_seconds(model, todo, cfg) < POOL_MIN_SECONDS:
         for l, hs in todo:
             for res in certify_layer(ref, l, cfg, first, hs):
@@ -270,7 +278,7 @@ def start_client(address: str):
 
 def run_dask(client, ref: ModelRef, model, layers: list[int] | None, cfg: RunConfig,
              existing: Callable[[int, int], Path | None], on_result: Callable[[dict], None],
-             retries: int = 3) -> None:
+             retries: int = 3, heads: tuple[int, ...] | None = None) -> None:
     """Certify every selected head on a Dask cluster: one task per layer
     (carrying the ModelRef, never arrays), retried when its worker dies."""
     from dask.distributed import as_completed           # only with a cluster (heavy)
@@ -279,7 +287,7 @@ def run_dask(client, ref: ModelRef, model, layers: list[int] | None, cfg: RunCon
         from distributed.scheduler import KilledWorker
     except ImportError:                       # pragma: no cover - older layouts
         KilledWorker = RuntimeError
-    todo, first = _plan(model, layers, cfg, existing, on_result)
+    todo, first = _plan(model, layers, cfg, existing, on_result, heads)
     tag = uuid.uuid4().hex[:8]
     futs = [client.submit(certify_layer, ref, l, cfg, first, hs, key=f"qkverify-{tag}-L{l}",
                           retries=retries, pure=False) for l, hs in todo]

@@ -215,3 +215,60 @@ def atomic_write_bytes(path: str | Path, data: bytes, mode: int = 0o644) -> Path
 def atomic_write_text(path: str | Path, text: str) -> Path:
     """:func:`atomic_write_bytes` of UTF-8 ``text``."""
     return atomic_write_bytes(path, text.encode("utf-8"))
+
+
+#: where user runs write when no ``--out`` is given: ``./qkverify-out/<command>/…`` in the
+#: current folder, never the shipped ``certificates/`` (only ``--out certificates`` writes there)
+DEFAULT_ROOT = Path("qkverify-out")
+
+
+def default_out(command: str, *parts: str) -> Path:
+    """The default output folder of a command, ``./qkverify-out/<command>/<parts…>``.
+
+    >>> default_out("heads", "all-MiniLM-L6-v2").as_posix()
+    'qkverify-out/heads/all-MiniLM-L6-v2'
+    """
+    return DEFAULT_ROOT.joinpath(command, *parts)
+
+
+def csv_text(header: list[str], rows) -> str:
+    """CSV text with LF line endings (``csv``'s default is CRLF); cells are
+    written as given: numbers as numbers, ``None`` as an empty cell.
+
+    >>> csv_text(["a", "b"], [[1, None], [0.5, "x,y"]])
+    'a,b\\n1,\\n0.5,"x,y"\\n'
+    """
+    import csv
+    import io
+
+    buf = io.StringIO(newline="")
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(header)
+    for r in rows:
+        w.writerow(["" if v is None else v for v in r])
+    return buf.getvalue()
+
+
+def atomic_write_csv(path: str | Path, header: list[str], rows) -> Path:
+    """:func:`csv_text` written atomically."""
+    return atomic_write_text(path, csv_text(header, rows))
+
+
+def atomic_write_json(path: str | Path, doc, indent: int = 1) -> Path:
+    """A JSON document (UTF-8, a final newline) written atomically."""
+    import json
+
+    return atomic_write_text(path, json.dumps(doc, indent=indent, ensure_ascii=False) + "\n")
+
+
+def atomic_savefig(fig, path: str | Path, **savefig_kw) -> Path:
+    """Save a matplotlib figure as PNG atomically (rendered to memory, then
+    :func:`atomic_write_bytes`); no ``Software`` metadata, so the bytes do not
+    name the matplotlib version."""
+    import io
+
+    buf = io.BytesIO()
+    kw = dict(format="png", metadata={"Software": None})
+    kw.update(savefig_kw)
+    fig.savefig(buf, **kw)
+    return atomic_write_bytes(path, buf.getvalue())

@@ -2,9 +2,9 @@
 same bytes with its own readers, qkverify/kernel/weights.py and gguf.py).
 
 ``locate`` finds the file with the recorded SHA-256; ``matrix`` returns rows (and columns) of a
-safetensors tensor (F32/F16/F64, through ``safetensors``) or of a GGUF matrix (through
-``gguf``'s reference dequantiser, whose float32 values are exact for the types it reads) as an
-exact ``fmpq_mat``."""
+safetensors tensor (through :class:`qkverify.models.safetensors_io.SafetensorsFile`, the one
+safetensors reader of the producer) or of a GGUF matrix (its blocks decoded exactly by
+:func:`qkverify.models.gguf_model.exact_dequantize`) as an exact ``fmpq_mat``."""
 
 from __future__ import annotations
 
@@ -33,32 +33,33 @@ def locate(file: str, sha256: str, dirs: list[str | Path] = ()) -> Path:
 def _gguf(path: str):
     import gguf
 
-    r = gguf.GGUFReader(path)
+    from ..models.gguf_model import check_layout
+
+    try:
+        r = gguf.GGUFReader(path)
+    except Exception as err:
+        raise QKInputError(f"{Path(path).name}: not a readable GGUF file ({' '.join(str(err).split())[:200]})") from None
+    check_layout(r, Path(path))
     return r, {t.name: t for t in r.tensors}
 
 
 def array(path: Path, name: str) -> np.ndarray:
-    """A whole tensor as float64 (exact), from a safetensors or GGUF file."""
+    """A whole tensor as float64 (exact), from a safetensors or GGUF file (QKInputError, one
+    line, for a file its format's rules refuse)."""
     with open(path, "rb") as fh:
         magic = fh.read(4)
     if magic == b"GGUF":
-        import gguf
+        from ..models.gguf_model import exact_dequantize
 
         r, ts = _gguf(str(path))
         if name not in ts:
             raise QKInputError(f"{path.name}: no tensor {name!r}")
         t = ts[name]
-        W = np.asarray(gguf.quants.dequantize(t.data, t.tensor_type), dtype=np.float64)
+        W = exact_dequantize(t.data, t.tensor_type)
         return W.reshape(int(t.shape[1]), int(t.shape[0])) if len(t.shape) == 2 else W.reshape(-1)
-    from safetensors import safe_open
+    from ..models.safetensors_io import SafetensorsFile
 
-    try:
-        with safe_open(str(path), framework="numpy") as f:
-            if name not in f.keys():
-                raise QKInputError(f"{path.name}: no tensor {name!r}")
-            return np.asarray(f.get_tensor(name), dtype=np.float64)
-    except (OSError, ValueError, TypeError) as err:
-        raise QKInputError(f"{path.name}: cannot read {name} ({err})") from None
+    return np.asarray(SafetensorsFile(path).get(name), dtype=np.float64)
 
 
 def exact(a: np.ndarray) -> fmpq_mat:

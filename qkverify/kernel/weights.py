@@ -15,13 +15,12 @@ import json
 import sys
 import zipfile
 from array import array
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from flint import fmpq, fmpq_mat, fmpz_mat
 
 from .jsonio import Invalid, Undecided, require
 
-MAX_HEADER = 100 * 1024 * 1024
 MAX_HEAD_ENTRIES = 1 << 24
 #: dtype -> (bytes, exponent bits, fraction bits, array typecode of the raw bits)
 FLOATS = {"F64": (8, 11, 52, "Q"), "F32": (4, 8, 23, "I"), "F16": (2, 5, 10, "H"), "BF16": (2, 8, 7, "H")}
@@ -29,17 +28,20 @@ FLOATS = {"F64": (8, 11, 52, "Q"), "F32": (4, 8, 23, "I"), "F16": (2, 5, 10, "H"
 
 @functools.lru_cache(maxsize=32)
 def _sha256(path: str, size: int, mtime_ns: int) -> str:
-    h = hashlib.sha256()
     with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 22), b""):
-            h.update(chunk)
-    return h.hexdigest()
+        return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
 def find(file: str, sha256: str, base_dir: Path | None, dirs: list[str]) -> Path:
-    """The candidate file whose SHA-256 is ``sha256``; Undecided naming the candidates when none is."""
+    """The candidate file whose SHA-256 is ``sha256``; Undecided naming the candidates when none is.
+
+    ``file`` is the recorded name or a ``path_hint`` (a relative POSIX path).  Candidates, in
+    order: ``file`` relative to the certificate's directory ``base_dir``, its name there, ``file``
+    relative to the working directory, its name in each of ``dirs`` (``--weights`` and the
+    installed model packages).  Only regular files are hashed, and a candidate is used only when
+    its SHA-256 is the certificate's: a hint can point nowhere dangerous."""
     name = Path(file).name
-    cands = [Path(file)] + ([base_dir / file, base_dir / name] if base_dir else []) + [Path(d) / name for d in dirs]
+    cands = ([base_dir / file, base_dir / name] if base_dir else []) + [Path(file)] + [Path(d) / name for d in dirs]
     seen = []
     for c in cands:
         try:
@@ -54,21 +56,139 @@ def find(file: str, sha256: str, base_dir: Path | None, dirs: list[str]) -> Path
     raise Undecided(f"weights file {name} with the certificate's SHA-256: {why}; pass --weights DIR")
 
 
-def _header(path: Path) -> tuple[dict, int]:
+#: every dtype the reference loader (safetensors 0.8) knows, with its width in bits
+ST_BITS = {"BOOL": 8, "F4": 4, "F6_E2M3": 6, "F6_E3M2": 6, "U8": 8, "I8": 8, "F8_E5M2": 8, "F8_E4M3": 8,
+           "F8_E8M0": 8, "F8_E4M3FNUZ": 8, "F8_E5M2FNUZ": 8, "I16": 16, "U16": 16, "F16": 16, "BF16": 16,
+           "I32": 32, "U32": 32, "F32": 32, "C64": 64, "F64": 64, "I64": 64, "U64": 64}
+ST_MAX_HEADER = 100_000_000
+_U64 = 1 << 64
+
+
+def _st_bad(path: Path, why: str):
+    raise Invalid("weights", f"{Path(path).name} is not a valid safetensors file: {why}")
+
+
+def _st_json(text: str):
+    """The header parsed as serde_json reads it, and with every object's keys unique."""
+    def pairs(kv):
+        out = {}
+        for k, v in kv:
+            if k in out:
+                raise ValueError(f"duplicate key {k!r}")
+            out[k] = v
+        return out
+
+    def const(c):
+        raise ValueError(f"{c} is not JSON")
+
+    # serde reads "-0" as a float, so it is no usize; Python would read the integer 0
+    return json.loads(text, object_pairs_hook=pairs, parse_constant=const,
+                      parse_int=lambda t: -0.0 if t == "-0" else int(t))
+
+
+def _usize(v) -> bool:
+    return type(v) is int and 0 <= v < _U64
+
+
+def st_header(path: Path) -> tuple[dict, int]:
+    """(tensors, data start) of a safetensors file checked by the format's rules, where tensors
+    maps each name to (dtype, shape, absolute start, absolute end) of its bytes.
+
+    The rules (the format as the safetensors README states it, and what the reference loader,
+    ``safetensors`` 0.8's ``SafeTensors::read_metadata`` / ``Metadata::validate`` in
+    huggingface/safetensors ``safetensors/src/tensor.rs``, refuses):
+
+    1. the file has at least 8 bytes; the first 8 are N, a little-endian u64, with
+       N ≤ 100,000,000 and 8 + N ≤ the file's size;
+    2. the N header bytes are UTF-8 and a JSON object (begins with ``{``; the README's MUST,
+       which 0.8 does not yet enforce) followed by JSON whitespace only;
+    3. JSON as serde_json reads it: no NaN/Infinity, integers written as integers (``16.0``,
+       ``1e1`` and ``-0`` are no usize), no lone surrogates; and no key twice in any object
+       (the README: "Duplicate keys are disallowed"; serde keeps the last one silently, so a
+       tensor named twice is refused here even when the reference would read it);
+    4. ``__metadata__``, when present, is null or an object of strings to strings;
+    5. every other key is a tensor: an object with ``dtype`` (one of :data:`ST_BITS`),
+       ``shape`` (a list of u64) and ``data_offsets`` (exactly two u64, begin ≤ end); other
+       fields are ignored, as serde ignores them;
+    6. the element count (running product of the shape, each step < 2^64) times the dtype's
+       bits is a whole number of bytes, equal to end − begin;
+    7. sorted by (begin, end), the tensors tile the data buffer: the first begins at 0, each
+       begins where the previous ends (no overlap, no gap — so two names never alias the same
+       bytes), and the last end is exactly the file's size − 8 − N (no trailing bytes).
+
+    A file that breaks a rule is Invalid: the SHA-256 pins the bytes, so the certificate's
+    input is then no matrix at all."""
+    st = Path(path).stat()
+    return _st_header(str(path), st.st_size, st.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=16)
+def _st_header(path: str, size: int, mtime_ns: int) -> tuple[dict, int]:
     with open(path, "rb") as fh:
         head = fh.read(8)
         if head[:4] == b"GGUF":
-            raise Undecided("a GGUF file: the kernel reads safetensors tensors only")
-        n = int.from_bytes(head, "little") if len(head) == 8 else -1
-        if not 2 <= n <= MAX_HEADER:
-            raise Undecided("not a safetensors file (header length)")
-        try:
-            hdr = json.loads(fh.read(n).decode("utf-8"))
-        except (UnicodeDecodeError, ValueError):
-            raise Undecided("not a safetensors file (header is not JSON)") from None
-    require(isinstance(hdr, dict), "weights", "safetensors header is not an object")
-    hdr.pop("__metadata__", None)
-    return hdr, 8 + n
+            _st_bad(path, "it is a GGUF file")
+        if len(head) < 8:
+            _st_bad(path, "shorter than 8 bytes")
+        n = int.from_bytes(head, "little")
+        if n > ST_MAX_HEADER:
+            _st_bad(path, f"header length {n} > {ST_MAX_HEADER}")
+        if 8 + n > size:
+            _st_bad(path, f"header length {n} runs past the end of the file")
+        raw = fh.read(n)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        _st_bad(path, "header is not UTF-8")
+    if not text.startswith("{"):
+        _st_bad(path, "header does not begin with '{'")
+    try:
+        hdr = _st_json(text)
+        for k in hdr:
+            k.encode("utf-8")
+    except (ValueError, RecursionError, UnicodeEncodeError) as e:
+        _st_bad(path, f"header is not JSON as the format reads it ({str(e)[:120]})")
+    if not isinstance(hdr, dict):
+        _st_bad(path, "header is not a JSON object")
+    meta = hdr.pop("__metadata__", None)
+    if meta is not None and not (isinstance(meta, dict) and all(isinstance(v, str) for v in meta.values())):
+        _st_bad(path, "__metadata__ is not a map of strings to strings")
+    try:
+        for v in (meta or {}).values():
+            v.encode("utf-8")
+    except UnicodeEncodeError:
+        _st_bad(path, "__metadata__ holds a lone surrogate")
+    out, spans = {}, []
+    for name, info in hdr.items():
+        if not isinstance(info, dict) or not {"dtype", "shape", "data_offsets"} <= set(info):
+            _st_bad(path, f"tensor {name!r} lacks dtype, shape or data_offsets")
+        dt, shape, offs = info["dtype"], info["shape"], info["data_offsets"]
+        if dt not in ST_BITS:
+            _st_bad(path, f"tensor {name!r} has unknown dtype {dt!r}")
+        if not (isinstance(shape, list) and all(_usize(d) for d in shape)):
+            _st_bad(path, f"tensor {name!r}: shape is not a list of u64")
+        if not (isinstance(offs, list) and len(offs) == 2 and all(_usize(o) for o in offs)):
+            _st_bad(path, f"tensor {name!r}: data_offsets is not two u64")
+        count = 1
+        for d in shape:
+            count *= d
+            if count >= _U64:
+                _st_bad(path, f"tensor {name!r}: element count overflows")
+        bits = count * ST_BITS[dt]
+        s, e = offs
+        if bits % 8 or e < s or e - s != bits // 8:
+            _st_bad(path, f"tensor {name!r}: data_offsets [{s}, {e}] do not hold {shape} × {dt}")
+        out[name] = (dt, list(shape), 8 + n + s, 8 + n + e)
+        spans.append((s, e, name))
+    end = 0
+    for s, e, name in sorted(spans):
+        if s != end:
+            _st_bad(path, f"tensor {name!r} begins at {s}, not at {end} "
+                          + ("(its bytes overlap another tensor's)" if s < end else "(a gap before it)"))
+        end = e
+    if 8 + n + end != size:
+        _st_bad(path, f"the tensors cover {end} data bytes, the file holds {size - 8 - n}")
+    return out, 8 + n
 
 
 def _dyadic(raw: bytes, dtype: str) -> list[tuple[int, int]]:
@@ -89,61 +209,119 @@ def _dyadic(raw: bytes, dtype: str) -> list[tuple[int, int]]:
     return out
 
 
-def _npz_member(path: Path, name: str) -> tuple[str, list[int], bytes]:
-    """(dtype, shape, raw little-endian bytes) of array ``name`` in an uncompressed or
-    deflated ``.npz`` (a zip of ``.npy`` files, format 1.0–3.0, C order)."""
+#: the most bytes the kernel inflates from one compressed ``.npz`` member (a zip bomb's
+#: declared size is over it: undecided, naming the limit); stored members are read by seeking
+NPZ_MAX_INFLATE = 1 << 31
+NPY_MAX_HEADER = 10000  # numpy's own max_header_size
+
+
+def _npz_block(path: Path, name: str, idx: list[int], N: int, n: int) -> list[tuple[int, int]]:
+    """The N × n block ``[*idx, :, :]`` of array ``name`` of an ``.npz`` (a zip of ``.npy`` files,
+    format 1.0–3.0, C or Fortran order), row-major, as exact dyadics.
+
+    Rules: the zip names each member once; the ``.npy`` header is ≤ 10000 bytes (numpy's
+    limit) and a dict with ``descr``, ``fortran_order`` and ``shape``; the member holds exactly
+    header + Π shape · itemsize bytes.  A member breaking them is Invalid; a dtype other than
+    little-endian f2/f4/f8 is Undecided; a compressed member declaring more than
+    :data:`NPZ_MAX_INFLATE` bytes is Undecided (the limit), so a zip bomb is refused before
+    anything is inflated.  Only the needed elements are kept in memory."""
     try:
-        with zipfile.ZipFile(path) as z:
-            with z.open(name + ".npy") as fh:
-                data = fh.read()
-    except (KeyError, zipfile.BadZipFile, OSError):
-        raise Undecided(f"no array {name!r} readable in {path.name}") from None
-    require(data[:6] == b"\x93NUMPY", "weights", f"{name} is not a .npy array")
-    major = data[6]
-    hlen = int.from_bytes(data[8:10] if major == 1 else data[8:12], "little")
-    start = (10 if major == 1 else 12) + hlen
-    hdr = ast.literal_eval(data[start - hlen:start].decode("latin1"))
-    dt = {"<f4": "F32", "<f8": "F64", "<f2": "F16"}.get(hdr.get("descr"))
-    if dt is None or hdr.get("fortran_order"):
-        raise Undecided(f"{name}: dtype {hdr.get('descr')} / Fortran order is not read by the kernel")
-    return dt, list(hdr["shape"]), data[start:]
+        z = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError):
+        raise Invalid("weights", f"{path.name} is not a valid .npz (zip) file") from None
+    with z:
+        names = z.namelist()
+        require(len(names) == len(set(names)), "weights", f"{path.name}: a zip member named twice")
+        try:
+            info = z.getinfo(name + ".npy")
+        except KeyError:
+            raise Invalid("weights", f"no array {name!r} in {path.name}") from None
+        if info.compress_type != zipfile.ZIP_STORED and info.file_size > NPZ_MAX_INFLATE:
+            raise Undecided(f"{path.name}:{name} inflates to {info.file_size} bytes, over the kernel's limit of "
+                            f"{NPZ_MAX_INFLATE} for a compressed member")
+        try:
+            fh = z.open(info)
+        except (zipfile.BadZipFile, NotImplementedError, OSError) as e:
+            raise Invalid("weights", f"{path.name}:{name} cannot be read ({e})") from None
+        with fh:
+            head = fh.read(12)
+            require(head[:6] == b"\x93NUMPY" and head[6:7] in (b"\x01", b"\x02", b"\x03") and len(head) == 12,
+                    "weights", f"{name} is not a .npy array")
+            hlen = int.from_bytes(head[8:10] if head[6] == 1 else head[8:12], "little")
+            start = (10 if head[6] == 1 else 12) + hlen
+            require(hlen <= NPY_MAX_HEADER, "weights", f"{name}: .npy header of {hlen} bytes")
+            raw = (head + fh.read(start - 12))[start - hlen:start] if start > 12 else head[start - hlen:start]
+            try:
+                hdr = ast.literal_eval(raw.decode("latin1"))
+            except (ValueError, SyntaxError, RecursionError, MemoryError):
+                raise Invalid("weights", f"{name}: .npy header is not a Python literal") from None
+            require(isinstance(hdr, dict) and set(hdr) == {"descr", "fortran_order", "shape"}
+                    and isinstance(hdr["shape"], tuple) and all(type(d) is int and d >= 0 for d in hdr["shape"])
+                    and type(hdr["fortran_order"]) is bool, "weights", f"{name}: malformed .npy header")
+            dt = {"<f2": "F16", "<f4": "F32", "<f8": "F64"}.get(hdr["descr"])
+            if dt is None:
+                raise Undecided(f"{name}: dtype {hdr['descr']!r}; the kernel reads little-endian f2/f4/f8 arrays")
+            shape, sz = list(hdr["shape"]), FLOATS[dt][0]
+            count = 1
+            for d in shape:
+                count *= d
+            require(info.file_size == start + count * sz, "weights",
+                    f"{name}: the member holds {info.file_size} bytes, its header needs {start + count * sz}")
+            require(len(shape) == len(idx) + 2 and shape[-2:] == [N, n] and all(0 <= i < d for i, d in zip(idx, shape)),
+                    "input", f"{name} {shape} does not hold an N × n block at {idx}")
+            # element strides (in elements) of the row-major or column-major layout
+            strides, acc = [0] * len(shape), 1
+            for k in (range(len(shape)) if hdr["fortran_order"] else reversed(range(len(shape)))):
+                strides[k], acc = acc, acc * shape[k]
+            base = sum(i * st for i, st in zip(idx, strides))
+            sr, sc = strides[-2], strides[-1]
+            want = sorted((base + r * sr + c * sc, r * n + c) for r in range(N) for c in range(n))
+            out: list = [None] * (N * n)
+            lo, hi = want[0][0], want[-1][0] + 1
+            fh.seek(start + lo * sz)
+            pos, buf, CH = lo, b"", 1 << 22
+            for e, k in want:  # stream forward through [lo, hi), keeping only the wanted entries
+                while e >= pos + len(buf) // sz:
+                    pos += len(buf) // sz
+                    buf = fh.read(min(CH, (hi - pos) * sz))
+                    require(buf, "weights", f"{name}: data truncated")
+                j = (e - pos) * sz
+                out[k] = buf[j:j + sz]
+    return _dyadic(b"".join(out), dt)
 
 
 def _st_info(path: Path, name: str, vector_ok: bool = False) -> tuple[str, int, int, int, int]:
-    """(dtype, R, C, bytes per entry, byte offset of the data) of a 2-D tensor of a safetensors file
-    (a 1-D one as one row when ``vector_ok``), its header checked against its byte range."""
-    hdr, start = _header(path)
-    info = hdr.get(name)
-    require(isinstance(info, dict), "weights", f"no tensor {name!r} in {path.name}")
-    dt, shape, (s, e) = info.get("dtype"), info.get("shape"), info.get("data_offsets", (0, 0))
+    """(dtype, R, C, bytes per entry, absolute byte offset of the data) of a 2-D float tensor of
+    a safetensors file checked by :func:`st_header` (a 1-D one as one row when ``vector_ok``)."""
+    tensors, _ = st_header(path)
+    require(name in tensors, "weights", f"no tensor {name!r} in {path.name}")
+    dt, shape, start, _end = tensors[name]
     if dt not in FLOATS:
         raise Undecided(f"tensor {name} has dtype {dt}; the kernel reads F64/F32/F16/BF16")
     if vector_ok:
-        require(isinstance(shape, list) and len(shape) in (1, 2), "weights", f"{name} is not a vector or matrix")
+        require(len(shape) in (1, 2), "weights", f"{name} is not a vector or matrix")
     else:
-        require(isinstance(shape, list) and len(shape) == 2, "weights", f"{name} is not a matrix")
+        require(len(shape) == 2, "weights", f"{name} is not a matrix")
     R, C = (shape if len(shape) == 2 else [1, shape[0]])
-    sz = FLOATS[dt][0]
-    require(e - s == R * C * sz, "weights", f"{name}: data_offsets disagree with the shape")
-    return dt, R, C, sz, start + s
+    return dt, R, C, FLOATS[dt][0], start
 
 
 def _tensor(path: Path, t: dict, n: int, N: int) -> list[tuple[int, int]]:
     """The exact W_Q or W_K (n × N, row-major) that tensor reference ``t`` names."""
     fmt = t.get("format", "safetensors")
     if fmt == "npz":  # TransformerLens [..., d_model, d_head] arrays, indexed, then transposed
-        dt, shape, raw = _npz_member(path, t["name"])
-        idx = t["index"]
-        require(len(shape) == len(idx) + 2 and shape[-2:] == [N, n] and all(0 <= i < s for i, s in zip(idx, shape)),
-                "input", f"{t['name']} {shape} does not hold an N × n block at {idx}")
-        off = 0
-        for i, s in zip(idx, shape):
-            off = off * s + i
-        sz = FLOATS[dt][0]
-        vals = _dyadic(raw[off * N * n * sz:(off + 1) * N * n * sz], dt)
+        vals = _npz_block(path, t["name"], t["index"], N, n)
         return [vals[r * n + c] for c in range(n) for r in range(N)]
+    if fmt == "gguf":  # rows [a, b) of an [ne1, ne0] = [out, in] matrix, blocks read exactly
+        from . import gguf
+
+        require("rows" in t, "input", f"{t['name']}: a GGUF tensor is sliced by rows")
+        a, b = t["rows"]
+        vals, C = gguf.rows(path, t["name"], a, b)
+        require(b - a == n and C == N, "input", f"rows {a}:{b} of {t['name']} are not an n × N = {n} × {N} block")
+        return gguf.unpermute(vals, n, C) if "RoPE" in t.get("transform", "") else vals
     if fmt != "safetensors":
-        raise Undecided(f"tensor {t['name']} is in a {fmt} file: the kernel reads safetensors and .npz tensors")
+        raise Undecided(f"tensor {t['name']} is in a {fmt} file: the kernel reads safetensors, GGUF and .npz tensors")
     dt, R, C, sz, off = _st_info(path, t["name"])
     shape = [R, C]
     with open(path, "rb") as fh:
@@ -161,14 +339,19 @@ def _tensor(path: Path, t: dict, n: int, N: int) -> list[tuple[int, int]]:
 
 def head_Z(tensors: list[dict], n: int, N: int, locate) -> tuple[fmpz_mat, int]:
     """(Z, e) with [W_K; W_Q] = Z·2^e exactly (2n × N), from the recorded tensor slices, each
-    read from the file ``locate(file, sha256)`` returns: ``rows [a, b)`` of an ``[out, in]``
+    read from the file ``locate(path_hint or file, sha256)`` returns: ``rows [a, b)`` of an ``[out, in]``
     tensor, ``cols [a, b)`` of an ``[in, out]`` one (GPT-2 Conv1D, transposed), or an ``index``
     into a TransformerLens ``.npz`` array (transposed)."""
     require(2 * n * N <= MAX_HEAD_ENTRIES, "limits", f"2n·N = {2 * n * N} entries exceed {MAX_HEAD_ENTRIES}")
     got = {}
     for t in tensors:
         require(t["role"] not in got, "input", f"{t['role']} given twice")
-        got[t["role"]] = _tensor(locate(t["file"], t["sha256"]), t, n, N)
+        hint = t.get("path_hint")
+        require(hint is None or PurePosixPath(hint).name == t["file"], "input",
+                f"path_hint {hint!r} does not name the file {t['file']}")
+        # the hint (relative to the certificate's directory) is one more candidate place; the
+        # file is used only if its SHA-256 is the recorded one (find)
+        got[t["role"]] = _tensor(locate(hint or t["file"], t["sha256"]), t, n, N)
     require(set(got) == {"W_Q", "W_K"}, "input", "the tensors must give W_Q and W_K")
     vals = got["W_K"] + got["W_Q"]
     emin = min((x for m, x in vals if m), default=0)

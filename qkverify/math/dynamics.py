@@ -253,49 +253,59 @@ def example_d2(eps: float = 0.2, dt: float = 0.01, horizon: float = 40.0, method
 
 
 def plot(tr: Trajectory, path, title: str = "") -> None:
-    """PNG: the tokens' paths (the first two coordinates; start ○, end ●) and P(t) as heat
-    maps at four times.  Writes atomically (temporary file, then rename)."""
-    import os
-    import tempfile
-
+    """PNG: the tokens' paths (the first two coordinates; start ○, end ●) and the attention
+    matrix P(t) (row i: the weights token i puts on tokens j) as heat maps at three times,
+    with one colour bar (0 … 1).  Written atomically."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+
+    from ..io.outputs import atomic_savefig
 
     toks = tr.tokens if tr.tokens.ndim == 3 else tr.tokens[:, 0]
     P = tr.P if tr.P.ndim == 3 else tr.P[:, 0]
     n, d = toks.shape[1], toks.shape[2]
-    fig = plt.figure(figsize=(13, 4.6))
-    ax = fig.add_subplot(1, 5, (1, 2))
+    fig = plt.figure(figsize=(14, 4.9))
+    gs = fig.add_gridspec(1, 5, width_ratios=[2.3, 0.12, 1, 1, 1], wspace=0.1)
+    ax = fig.add_subplot(gs[0, 0])
     for i in range(n):
         xs = toks[:, i, 0]
         ys = toks[:, i, 1] if d > 1 else tr.t
         ax.plot(xs, ys, lw=1)
         ax.plot(xs[0], ys[0], "o", mfc="none", color="k", ms=4)
         ax.plot(xs[-1], ys[-1], "o", color="k", ms=4)
-    ax.set_xlabel(f"{tr.coords}_1")
-    ax.set_ylabel(f"{tr.coords}_2" if d > 1 else "t")
-    ax.set_title(f"tokens ({'first two coordinates of ' if d > 2 else ''}{tr.coords}); {tr.method}, "
+    ax.set_xlabel(f"{tr.coords}_1 (first coordinate)")
+    ax.set_ylabel(f"{tr.coords}_2 (second coordinate)" if d > 1 else "t")
+    ax.set_title(f"{n} tokens ({'first two coordinates of ' if d > 2 else ''}{tr.coords}); {tr.method}, "
                  f"Δt = {tr.dt:g}, T = {tr.horizon:g}", fontsize=9)
-    idx = sorted({0, len(tr.t) // 3, 2 * len(tr.t) // 3, len(tr.t) - 1})
-    for k, j in enumerate(idx[:3] if len(idx) > 3 else idx):
-        a = fig.add_subplot(1, 5, 3 + k)
-        a.imshow(P[j], vmin=0, vmax=1, cmap="viridis")
+    ax.legend(handles=[Line2D([], [], marker="o", mfc="none", color="k", ls="", ms=4, label="t = 0"),
+                       Line2D([], [], marker="o", color="k", ls="", ms=4, label=f"t = T = {tr.horizon:g}")],
+              fontsize=8, loc="best", framealpha=0.85)
+    fig.add_subplot(gs[0, 1]).axis("off")  # space between the paths and the matrices
+    idx = sorted({0, len(tr.t) // 2, len(tr.t) - 1})
+    while len(idx) < 3:
+        idx.append(idx[-1])
+    ticks = list(range(n)) if n <= 12 else list(range(0, n, max(1, n // 6)))
+    im = None
+    heat = []
+    for k, j in enumerate(idx[:3]):
+        a = fig.add_subplot(gs[0, 2 + k])
+        heat.append(a)
+        im = a.imshow(P[j], vmin=0, vmax=1, cmap="viridis", interpolation="nearest")
         a.set_title(f"P(t = {tr.t[j]:.3g})", fontsize=9)
-        a.set_xticks([])
-        a.set_yticks([])
-    if len(idx) > 3:  # the last panel is always the final time
-        a = fig.axes[-1]
-        a.images[0].set_data(P[idx[-1]])
-        a.set_title(f"P(t = {tr.t[idx[-1]]:.3g})", fontsize=9)
+        a.set_xticks(ticks, [str(t) for t in ticks], fontsize=7)
+        a.set_xlabel("key token j", fontsize=8)
+        if k == 0:
+            a.set_yticks(ticks, [str(t) for t in ticks], fontsize=7)
+            a.set_ylabel("query token i", fontsize=8)
+        else:
+            a.set_yticks(ticks, [""] * len(ticks))
+    cb = fig.colorbar(im, ax=heat, fraction=0.025, pad=0.02, shrink=0.7)
+    cb.set_label("attention weight P_ij (each row sums to 1)", fontsize=8)
+    cb.ax.tick_params(labelsize=7)
     if title:
         fig.suptitle(title, fontsize=10)
-    fig.tight_layout()
-    path = str(path)
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    fd, tmp = tempfile.mkstemp(suffix=".png", dir=os.path.dirname(os.path.abspath(path)))
-    os.close(fd)
-    fig.savefig(tmp, dpi=110)
+    atomic_savefig(fig, path, dpi=110, bbox_inches="tight")
     plt.close(fig)
-    os.replace(tmp, path)

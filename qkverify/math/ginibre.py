@@ -120,16 +120,24 @@ def run_one(args: tuple[int, int, int]) -> tuple[bool, bool]:
     return top_condition(Z), _float_condition(Z)
 
 
-def experiment(d: int, samples: int, seed: int = 0, jobs: int = 1) -> GinibreResult:
-    """The fraction of samples satisfying the top-eigenvalue condition (each certified)."""
+def experiment(d: int, samples: int, seed: int = 0, jobs: int = 1, on_sample=None) -> GinibreResult:
+    """The fraction of samples satisfying the top-eigenvalue condition (each certified).
+    ``on_sample()`` is called after each sample (a progress bar)."""
     tasks = [(d, seed, i) for i in range(samples)]
+    res = []
     if jobs > 1:
         from concurrent.futures import ProcessPoolExecutor
 
-        with ProcessPoolExecutor(jobs) as pool:
-            res = list(pool.map(run_one, tasks, chunksize=4))
+        with ProcessPoolExecutor(min(jobs, samples)) as pool:
+            for r in pool.map(run_one, tasks, chunksize=4):
+                res.append(r)
+                if on_sample is not None:
+                    on_sample()
     else:
-        res = [run_one(t) for t in tasks]
+        for t in tasks:
+            res.append(run_one(t))
+            if on_sample is not None:
+                on_sample()
     return GinibreResult(d, samples, seed, sum(c for c, _ in res), sum(c != f for c, f in res))
 
 

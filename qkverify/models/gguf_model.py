@@ -1,14 +1,18 @@
-"""GGUF checkpoints (llama.cpp), read with the ``gguf`` package.
+"""GGUF checkpoints (llama.cpp), read with the ``gguf`` package, every value exact.
 
-Tensors ``blk.{l}.attn_q.weight`` / ``blk.{l}.attn_k.weight`` are
-dequantised with ``gguf.quants.dequantize`` (any type it supports; F32/F16/
-BF16 are read as they are) into float32 arrays of shape
-``[n_heads·d_head, d_model]`` -- the exact values gguf's reference
-dequantiser produces.  For Q4_0, Q4_1 and Q8_0 we also recompute every value
-as d·q (+ m) in float64, which is exact for these formats (an fp16 scale
-times a small integer plus an fp16 offset needs at most 53 bits), and record
-how many float32 values differ (``dequant_inexact``; 0 on every file we
-have seen).
+``gguf.GGUFReader`` parses the file (it refuses a bad magic or version, duplicate keys,
+duplicate tensor names, a non-power-of-two alignment and unknown ggml types); on top of it
+:func:`check_layout` applies llama.cpp's rules it does not: tensor names shorter than 64
+bytes, rows that are whole blocks, each tensor at the offset the previous ones end at
+(padded to the alignment, so no two tensors share bytes) and inside the file.
+
+Values.  ``blk.{l}.attn_q.weight`` / ``blk.{l}.attn_k.weight`` are decoded from the raw
+blocks the reader exposes by :func:`exact_dequantize`: the *mathematical* value the block
+layout defines (Q4_1: d·q + m with the f16 d, m taken exactly; the K-quants: d·sc·q − dmin·mn),
+not gguf's or llama.cpp's float32 evaluation, which rounds when d and m are far apart.  The
+values are computed in float64, which is exact for every type read (bounds in
+:func:`exact_dequantize`), and each two-term sum is checked to be error-free.  The kernel
+decodes the same blocks with integers (qkverify/kernel/gguf.py).
 
 Head counts and RoPE settings come from the metadata
 (``{arch}.attention.head_count``, ``{arch}.attention.head_count_kv``,
@@ -96,31 +100,151 @@ def _field(reader, key: str):
             return None
 
 
-def _exact_dequant_mismatches(raw: np.ndarray, qtype, deq: np.ndarray) -> int | None:
-    """Number of entries where gguf's float32 dequantisation differs from
-    the exact d·q (+ m) (computed in float64, exact for these types); None
-    when the type is not checked here."""
+#: the ggml types read exactly (ggml-common.h layouts; values as in ggml-quants.c's dequantize_row_*)
+EXACT_TYPES = ("F32", "F16", "BF16", "F64", "Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q8_0",
+               "Q2_K", "Q3_K", "Q4_K", "Q5_K", "Q6_K")
+
+
+def _f16(b: np.ndarray) -> np.ndarray:
+    """The f16 held in 2 bytes per row of b, as float64 (exact: float16 ⊂ float64)."""
+    return np.ascontiguousarray(b).view("<f2").astype(np.float64)
+
+
+def _add_exact(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a + b in float64, checked error-free by Knuth's TwoSum (an AssertionError would mean a
+    bound in :func:`exact_dequantize` is wrong)."""
+    s = a + b
+    bb = s - a
+    err = (a - (s - bb)) + (b - bb)
+    if np.any(err != 0):
+        raise AssertionError("a dequantised value is not exact in float64")
+    return s
+
+
+def _scale_min_k4(sc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The 8 six-bit scales and mins of a Q4_K/Q5_K block's 12 scale bytes (get_scale_min_k4)."""
+    sc = sc.astype(np.int64)
+    lo_s, lo_m = sc[:, 0:4] & 63, sc[:, 4:8] & 63
+    hi_s = (sc[:, 8:12] & 15) | ((sc[:, 0:4] >> 6) << 4)
+    hi_m = (sc[:, 8:12] >> 4) | ((sc[:, 4:8] >> 6) << 4)
+    return np.concatenate([lo_s, hi_s], axis=1), np.concatenate([lo_m, hi_m], axis=1)
+
+
+def exact_dequantize(data: np.ndarray, qtype) -> np.ndarray:
+    """The exact values (float64, flat, in storage order) of the raw blocks ``data`` of ggml type
+    ``qtype`` (a gguf ``GGMLQuantizationType``), from the block layouts of ggml-common.h.
+
+    Exactness: an f16 is M·2^E with |M| < 2^11 and −24 ≤ E ≤ 5, so a product d·k with an
+    integer |k| < 2^42 is exact in float64; the two-term types (Q4_1, Q5_1: d·q + m;
+    Q2_K, Q4_K, Q5_K: d·sc·q − dmin·mn) have terms below 2^22·2^E and so a sum below
+    2^(22+29+1)·2^min E: at most 52 bits, exact (and checked by :func:`_add_exact`).
+
+    Raises QKInputError for a type outside :data:`EXACT_TYPES` and for Inf/NaN."""
     import gguf
 
-    T = gguf.GGMLQuantizationType
-    blocks = np.ascontiguousarray(raw).view(np.uint8).reshape(-1, gguf.GGML_QUANT_SIZES[qtype][1])
-    if qtype == T.Q8_0:
-        d = blocks[:, :2].copy().view(np.float16).astype(np.float64)
-        q = blocks[:, 2:].copy().view(np.int8).astype(np.float64)
-        exact = q * d
-    elif qtype in (T.Q4_0, T.Q4_1):
-        off = 2 if qtype == T.Q4_0 else 4
-        d = blocks[:, :2].copy().view(np.float16).astype(np.float64)
-        qs = blocks[:, off:]
-        q = np.concatenate([qs & 0x0F, qs >> 4], axis=1).astype(np.float64)
-        if qtype == T.Q4_0:
-            exact = (q - 8) * d
-        else:
-            m = blocks[:, 2:4].copy().view(np.float16).astype(np.float64)
-            exact = q * d + m
+    name = qtype.name
+    if name not in EXACT_TYPES:
+        raise QKInputError(f"ggml type {name} is not read exactly by qkverify (it reads {', '.join(EXACT_TYPES)})")
+    if name in ("F32", "F16", "F64"):
+        out = np.asarray(data).astype(np.float64).reshape(-1)
+    elif name == "BF16":
+        bits = np.ascontiguousarray(data).view("<u2").astype(np.uint32) << 16
+        out = bits.view(np.float32).astype(np.float64).reshape(-1)
     else:
-        return None
-    return int(np.count_nonzero(exact.reshape(-1) != deq.astype(np.float64).reshape(-1)))
+        size = gguf.GGML_QUANT_SIZES[qtype][1]
+        B = np.ascontiguousarray(data).view(np.uint8).reshape(-1, size)
+        i64 = np.int64
+        if name in ("Q4_0", "Q4_1"):
+            o = 2 if name == "Q4_0" else 4
+            qs = B[:, o:o + 16].astype(i64)
+            q = np.concatenate([qs & 15, qs >> 4], axis=1)
+            d = _f16(B[:, 0:2])
+            out = d * (q - 8) if name == "Q4_0" else _add_exact(d * q, np.broadcast_to(_f16(B[:, 2:4]), q.shape))
+        elif name in ("Q5_0", "Q5_1"):
+            o = 2 if name == "Q5_0" else 4
+            qh = np.ascontiguousarray(B[:, o:o + 4]).view("<u4").astype(i64)
+            bit = (qh >> np.arange(32)) & 1
+            qs = B[:, o + 4:o + 20].astype(i64)
+            q = np.concatenate([(qs & 15) | (bit[:, :16] << 4), (qs >> 4) | (bit[:, 16:] << 4)], axis=1)
+            d = _f16(B[:, 0:2])
+            out = d * (q - 16) if name == "Q5_0" else _add_exact(d * q, np.broadcast_to(_f16(B[:, 2:4]), q.shape))
+        elif name == "Q8_0":
+            out = _f16(B[:, 0:2]) * B[:, 2:34].view(np.int8).astype(i64)
+        elif name in ("Q2_K", "Q3_K"):
+            # values in (n, shift, half, l) order, sub-block is = 8n + 2·shift/2 + half
+            qoff = 16 if name == "Q2_K" else 32
+            qs = B[:, qoff:qoff + 64].astype(i64).reshape(-1, 2, 1, 2, 16)
+            q = (qs >> (2 * np.arange(4)).reshape(1, 1, 4, 1, 1)) & 3  # (B, n, shift, half, l)
+            if name == "Q2_K":
+                sc = B[:, 0:16].astype(i64)
+                d, dmin = _f16(B[:, 80:82]), _f16(B[:, 82:84])
+                q = q.reshape(-1, 16, 16)
+                out = _add_exact(d[:, :, None] * (sc & 15)[:, :, None] * q, -(dmin[:, :, None] * (sc >> 4)[:, :, None]))
+            else:
+                hm = B[:, 0:32].astype(i64).reshape(-1, 1, 1, 2, 16)
+                mbit = (4 * np.arange(2)).reshape(1, 2, 1, 1, 1) + np.arange(4).reshape(1, 1, 4, 1, 1)
+                q = (q - 4 * (((hm >> mbit) & 1) == 0)).reshape(-1, 16, 16)
+                a = np.ascontiguousarray(B[:, 96:108]).view("<u4").astype(i64)
+                k1, k2 = 0x03030303, 0x0F0F0F0F
+                aux = np.stack([(a[:, 0] & k2) | ((a[:, 2] & k1) << 4), (a[:, 1] & k2) | (((a[:, 2] >> 2) & k1) << 4),
+                                ((a[:, 0] >> 4) & k2) | (((a[:, 2] >> 4) & k1) << 4),
+                                ((a[:, 1] >> 4) & k2) | (((a[:, 2] >> 6) & k1) << 4)], axis=1)
+                sc = aux.astype("<u4").view(np.uint8).astype(i64).reshape(-1, 16) - 32
+                out = _f16(B[:, 108:110])[:, :, None] * sc[:, :, None] * q
+        elif name in ("Q4_K", "Q5_K"):
+            sc, mn = _scale_min_k4(B[:, 4:16])
+            qoff = 16 if name == "Q4_K" else 48
+            ql = B[:, qoff:qoff + 128].astype(i64).reshape(-1, 4, 1, 32)
+            q = ((ql >> (4 * np.arange(2)).reshape(1, 1, 2, 1)) & 15).reshape(-1, 8, 32)
+            if name == "Q5_K":
+                qh = B[:, 16:48].astype(i64).reshape(-1, 1, 32)
+                q = q + 16 * ((qh >> np.arange(8).reshape(1, 8, 1)) & 1)
+            d, dmin = _f16(B[:, 0:2]), _f16(B[:, 2:4])
+            out = _add_exact(d[:, :, None] * sc[:, :, None] * q, -(dmin[:, :, None] * mn[:, :, None]))
+        else:  # Q6_K
+            ql = B[:, 0:128].astype(i64).reshape(-1, 2, 64)
+            qh = B[:, 128:192].astype(i64).reshape(-1, 2, 32)
+            sc = B[:, 192:208].view(np.int8).astype(i64).reshape(-1, 2, 8)
+            lo, hi = ql[:, :, :32], ql[:, :, 32:]
+            q = np.stack([(lo & 15) | ((qh & 3) << 4), (hi & 15) | (((qh >> 2) & 3) << 4),
+                          (lo >> 4) | (((qh >> 4) & 3) << 4), (hi >> 4) | (((qh >> 6) & 3) << 4)], axis=2) - 32
+            l16 = np.arange(32) // 16  # (B, n, k, l): scale sc[n, l//16 + 2k]
+            s = sc[:, :, (l16[None, :] + 2 * np.arange(4)[:, None])]
+            out = _f16(B[:, 208:210])[:, :, None, None] * s * q
+        out = np.asarray(out, dtype=np.float64).reshape(-1)
+    if not np.all(np.isfinite(out)):
+        raise QKInputError(f"a {name} tensor holds Inf or NaN, which are not rational numbers")
+    return out
+
+
+def check_layout(reader, path: Path) -> None:
+    """llama.cpp's rules (ggml/src/gguf.cpp, llama-model-loader) that ``GGUFReader`` does not
+    apply: non-empty keys, no array of arrays, names shorter than 64 bytes, at most 4 dimensions, rows of whole blocks, tensor i at
+    data offset Σ_{j<i} pad(nbytes_j, alignment) (so tensors never overlap), and every tensor's
+    bytes inside the file.  QKInputError (one line) naming the first rule broken."""
+    import gguf
+
+    size, end, align = path.stat().st_size, 0, int(reader.alignment)
+    for key, f in reader.fields.items():
+        A = gguf.GGUFValueType.ARRAY
+        if not key or (f.types[:1] == [A] and not key.startswith("GGUF.") and int(f.parts[3][0]) == A):
+            raise QKInputError(f"{path}: not a valid GGUF file (key {key!r}: an empty key or an array of arrays)")
+    for t in reader.tensors:
+        per, tsize = gguf.GGML_QUANT_SIZES[t.tensor_type]
+        dims = [int(x) for x in t.shape]
+        if len(t.name.encode("utf-8")) >= 64 or len(dims) > 4:
+            raise QKInputError(f"{path}: not a valid GGUF file (tensor {t.name[:64]!r}: name of 64+ bytes or 5+ dims)")
+        if (dims[0] if dims else 1) % per:
+            raise QKInputError(f"{path}: not a valid GGUF file (tensor {t.name!r}: rows are not whole "
+                               f"{t.tensor_type.name} blocks of {per})")
+        off = int(t.data_offset) - int(reader.data_offset)
+        if off != end:
+            raise QKInputError(f"{path}: not a valid GGUF file (tensor {t.name!r} at data offset {off}, expected {end}: "
+                               "tensors overlap or are out of order)")
+        nbytes = int(np.prod(dims, dtype=object)) // per * tsize
+        if int(t.data_offset) + nbytes > size:
+            raise QKInputError(f"{path}: not a valid GGUF file (tensor {t.name!r}: data is not within the file)")
+        end = off + nbytes + (-nbytes) % align
 
 
 def load_gguf(path: str | Path, name: str | None = None, undo_rope_permutation: bool = True,
@@ -132,14 +256,15 @@ def load_gguf(path: str | Path, name: str | None = None, undo_rope_permutation: 
     that do not match the head counts, and q/k normalisation
     (``attn_q_norm``) unless ``pre_norm_qk``.
     """
-    import gguf
     from gguf import GGUFReader
 
     path = Path(path)
     try:
         reader = GGUFReader(str(path))
     except Exception as err:
-        raise QKInputError(f"{path}: not a readable GGUF file ({err.__class__.__name__}: {err})") from None
+        msg = " ".join(str(err).split())[:200]
+        raise QKInputError(f"{path}: not a readable GGUF file ({err.__class__.__name__}: {msg})") from None
+    check_layout(reader, path)
     arch = _field(reader, "general.architecture")
     if not isinstance(arch, str):
         raise QKInputError(f"{path}: GGUF metadata has no general.architecture")
@@ -180,7 +305,6 @@ def load_gguf(path: str | Path, name: str | None = None, undo_rope_permutation: 
     mname = name or _field(reader, "general.name") or path.stem
     mname = str(mname).strip() or path.stem
     sha = sha256_of(path)
-    checks: dict[str, int] = {}
 
     def dequant(tname: str) -> tuple[np.ndarray, str]:
         t = tensors.get(tname)
@@ -188,25 +312,13 @@ def load_gguf(path: str | Path, name: str | None = None, undo_rope_permutation: 
             raise QKInputError(f"{path}: missing tensor {tname}")
         qt = t.tensor_type
         try:
-            W = gguf.quants.dequantize(t.data, qt)
-        except NotImplementedError:
-            raise QKInputError(f"{path}: {tname} has type {qt.name}, which gguf cannot dequantise") from None
-        W = np.array(W, copy=True)
-        if qt == gguf.GGMLQuantizationType.BF16 and W.dtype != np.float32:
-            W = W.astype(np.float32)
-        if W.dtype == np.float16:
-            W = W.astype(np.float32)
-        if len(t.shape) == 1 or W.ndim == 1:
-            _release(reader, t)
-            return W.reshape(-1), qt.name
-        W = W.reshape(int(t.shape[1]), int(t.shape[0])) if W.ndim != 2 else W
-        if not np.all(np.isfinite(W)):
-            raise QKInputError(f"{path}: {tname} contains NaN or Inf")
-        mis = _exact_dequant_mismatches(t.data, qt, W)
-        if mis is not None:
-            checks[tname] = mis
+            W = exact_dequantize(t.data, qt)
+        except QKInputError as err:
+            raise QKInputError(f"{path}: {tname}: {err}") from None
         _release(reader, t)
-        return W, qt.name
+        if len(t.shape) == 1:
+            return W, qt.name
+        return W.reshape(int(np.prod([int(x) for x in t.shape[1:]])), int(t.shape[0])), qt.name
 
     first_q = dequant(f"blk.{layers[0]}.attn_q.weight")[0]
     if first_q.shape[0] % H:
@@ -258,9 +370,9 @@ def load_gguf(path: str | Path, name: str | None = None, undo_rope_permutation: 
             src = {"file": path.name, "sha256": sha, "arch": f"gguf:{arch}",
                    "tensors": [
                        {"role": "W_Q", "name": tq, "rows": qr, "ggml_type": qtn, "transform": transform,
-                        "rope_heads": H if unpermute else None, "dequant_inexact": checks.get(tq)},
+                        "rope_heads": H if unpermute else None},
                        {"role": "W_K", "name": tk, "rows": kr, "ggml_type": ktn, "transform": transform,
-                        "rope_heads": KV if unpermute else None, "dequant_inexact": checks.get(tk)}]}
+                        "rope_heads": KV if unpermute else None}]}
             b_Q = np.array(bq[qr[0]:qr[1]]) if bq is not None else None
             b_K = np.array(bk[kr[0]:kr[1]]) if bk is not None else None
             if b_Q is not None or b_K is not None:
@@ -275,6 +387,6 @@ def load_gguf(path: str | Path, name: str | None = None, undo_rope_permutation: 
 
     meta = {"rope": rope, "rope_rows": "HF order (llama.cpp permutation undone)" if unpermute else
             ("GGUF order (permuted by llama.cpp)" if permuted else "as stored"),
-            "layer_ids": layers, "dequant_checks": checks, "layout": layout, "positional": positional,
+            "layer_ids": layers, "values": "exact (blocks decoded as the format defines them)", "layout": layout, "positional": positional,
             "layout_source": f"GGUF general.architecture {arch!r}", "qk_norm": qk_norm}
     return Model(mname, str(path), f"gguf:{arch}", sha, len(layers), H, KV, Nm, dh, layer_heads, meta)

@@ -18,6 +18,14 @@ offset inside the archive, mapped afresh for each layer and released after
 the layer's heads are copied out; a compressed one (``np.savez_compressed``)
 has to be inflated whole each time it is read.  The arrays carry no config,
 so the positional encoding is recorded as unknown.
+
+Refused (QKInputError, one line) before any member is inflated, as the kernel refuses them
+(:func:`qkverify.kernel.weights._npz_block`): a zip naming a member twice, a member whose
+``.npy`` header numpy's own parser refuses or whose size disagrees with its header, a
+non-float dtype (object arrays above all: they would need pickle), and a compressed member
+declaring more than :data:`NPZ_MAX_INFLATE` bytes (2 GiB) -- a zip bomb is refused by its
+declared size, and a member's declared size bounds what zipfile inflates.  C and Fortran
+order (``np.savez`` of transposed arrays) are both read.
 """
 
 from __future__ import annotations
@@ -34,6 +42,53 @@ from .base import HeadRecord, Model, exact_float, kv_head_of
 from ..io.hashing import sha256_of
 
 _BLOCK = re.compile(r"^blocks\.(\d+)\.attn\.(_?[Wb]_[QK])$")
+#: the most bytes one compressed member may inflate to (the kernel's limit too)
+NPZ_MAX_INFLATE = 1 << 31
+
+
+def _npy_header(fh, version: tuple[int, int]):
+    """(shape, fortran_order, dtype) by numpy's header parser (format 1.0, 2.0 or 3.0)."""
+    if version == (1, 0):
+        return np.lib.format.read_array_header_1_0(fh)
+    if version == (2, 0):
+        return np.lib.format.read_array_header_2_0(fh)
+    try:
+        from numpy.lib import _format_impl as fmt
+    except ImportError:  # numpy 1.x
+        fmt = np.lib.format
+    return fmt._read_array_header(fh, version)
+
+
+def check_members(path: Path, keys: list[str]) -> dict[str, tuple]:
+    """{key: (shape, dtype)} of the ``.npy`` members ``keys``, read from their headers only (by
+    numpy's own header parser), with the rules of the module docstring; QKInputError otherwise."""
+    out = {}
+    try:
+        with zipfile.ZipFile(path) as zf:
+            names = zf.namelist()
+            if len(names) != len(set(names)):
+                raise QKInputError(f"{path}: not a valid .npz (a zip member is named twice)")
+            for key in keys:
+                info = zf.getinfo(key + ".npy")
+                if info.compress_type != zipfile.ZIP_STORED and info.file_size > NPZ_MAX_INFLATE:
+                    raise QKInputError(f"{path}: member {key} would inflate to {info.file_size} bytes, over the "
+                                       f"limit of {NPZ_MAX_INFLATE} bytes for a compressed member")
+                with zf.open(info) as fh:
+                    version = np.lib.format.read_magic(fh)
+                    shape, fortran, dtype = _npy_header(fh, version)
+                    start = fh.tell()
+                if dtype.hasobject or dtype.kind != "f" or dtype.itemsize > 8:
+                    raise QKInputError(f"{path}: array {key} has dtype {dtype}; weights must be float16/32/64 arrays")
+                if info.file_size != start + int(np.prod(shape, dtype=object)) * dtype.itemsize:
+                    raise QKInputError(f"{path}: not a valid .npz (member {key} holds {info.file_size} bytes, "
+                                       "its header needs another size)")
+                out[key] = (tuple(shape), dtype)
+    except QKInputError:
+        raise
+    except (zipfile.BadZipFile, ValueError, KeyError, OSError, NotImplementedError) as err:
+        raise QKInputError(f"{path}: not a valid .npz ({err.__class__.__name__}: "
+                           f"{' '.join(str(err).split())[:160]})") from None
+    return out
 
 
 def _member(path: Path, z, key: str) -> np.ndarray:
@@ -82,16 +137,16 @@ def load_npz(path: str | Path, name: str | None = None) -> Model:
     mname = name or path.stem
 
     if "W_Q" in files and "W_K" in files:
-        WQ, WK = z["W_Q"], z["W_K"]
-        if WQ.ndim != 4 or WK.ndim != 4:
-            raise QKInputError(f"{path}: W_Q {WQ.shape} / W_K {WK.shape} are not [n_layers, n_heads, d_model, d_head]")
-        nl, H, N, dh = WQ.shape
-        if WK.shape[0] != nl or WK.shape[2:] != (N, dh):
-            raise QKInputError(f"{path}: W_K shape {WK.shape} does not match W_Q {WQ.shape}")
-        KV = WK.shape[1]
-        kv_head_of(0, H, KV)
-        del WQ, WK
         bias_names = [b for b in ("b_Q", "b_K") if b in files]
+        hdr = check_members(path, ["W_Q", "W_K"] + bias_names)
+        sq, sk = hdr["W_Q"][0], hdr["W_K"][0]
+        if len(sq) != 4 or len(sk) != 4:
+            raise QKInputError(f"{path}: W_Q {sq} / W_K {sk} are not [n_layers, n_heads, d_model, d_head]")
+        nl, H, N, dh = sq
+        if sk[0] != nl or sk[2:] != (N, dh):
+            raise QKInputError(f"{path}: W_K shape {sk} does not match W_Q {sq}")
+        KV = sk[1]
+        kv_head_of(0, H, KV)
 
         def get(l: int) -> tuple[np.ndarray, np.ndarray, str, str]:
             return _member(path, z, "W_Q")[l], _member(path, z, "W_K")[l], "W_Q", "W_K"
@@ -120,11 +175,12 @@ def load_npz(path: str | Path, name: str | None = None) -> Model:
             if (l, "W_Q") not in per or (l, "W_K") not in per:
                 raise QKInputError(f"{path}: block {l} lacks W_Q or W_K")
         nl = len(layers)
-        q0, k0 = z[per[(0, "W_Q")]], z[per[(0, "W_K")]]
-        if q0.ndim != 3 or k0.ndim != 3 or k0.shape[1:] != q0.shape[1:]:
-            raise QKInputError(f"{path}: block 0 W_Q {q0.shape} / W_K {k0.shape} are not [n_heads, d_model, d_head]")
-        H, N, dh = q0.shape
-        KV = k0.shape[0]
+        hdr = check_members(path, sorted(per.values()))
+        q0, k0 = hdr[per[(0, "W_Q")]][0], hdr[per[(0, "W_K")]][0]
+        if len(q0) != 3 or len(k0) != 3 or k0[1:] != q0[1:]:
+            raise QKInputError(f"{path}: block 0 W_Q {q0} / W_K {k0} are not [n_heads, d_model, d_head]")
+        H, N, dh = q0
+        KV = k0[0]
         kv_head_of(0, H, KV)
 
         def get(l: int) -> tuple[np.ndarray, np.ndarray, str, str]:

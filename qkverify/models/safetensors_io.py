@@ -1,22 +1,25 @@
-"""Read-only access to ``.safetensors`` files and sharded checkpoints,
-one tensor at a time, by memory mapping.
+"""Read-only access to ``.safetensors`` files and sharded checkpoints, one
+tensor at a time, through the official ``safetensors`` package.
 
-The format is an 8-byte little-endian header length, a JSON header mapping
-tensor names to ``{"dtype", "shape", "data_offsets"}``, then raw
-little-endian data.  We read it directly (rather than through
-``safetensors.numpy``) so that bfloat16 tensors, which numpy has no dtype
-for, can be widened to float32 exactly: a bfloat16 is the top 16 bits of a
-float32, so shifting its bits left by 16 gives the same number.
+Format rules.  A file is opened only when the reference loader
+(``safetensors.safe_open``, whose Rust core checks the header length, UTF-8,
+JSON types, dtypes, shape × dtype = byte range, and that the byte ranges tile
+the data buffer exactly: no overlap, no gap, no trailing byte) accepts it,
+and when, besides, the header begins with ``{`` and names no key twice: the
+format's README disallows duplicate keys, but serde keeps the last one
+silently, so ``{"W_K": …, "W_K": …}`` would otherwise be read as whatever
+the last entry says.  The kernel enforces the same rules with its own reader
+(:func:`qkverify.kernel.weights.st_header`, where each rule is listed).
 
-Memory.  :meth:`SafetensorsFile.get` maps only the byte range of the one
-tensor asked for (``mmap`` with an offset), and the array it returns is a
-read-only view of that mapping (float32/float64) or a widened copy
-(float16/bfloat16, after which the mapping is dropped).  The mapping lives
-exactly as long as the array: once a layer's tensors are no longer
-referenced, their pages leave the process's resident set.  Pages are only
-touched when read, so slicing the query and key rows out of a fused QKV
-tensor never loads the value rows.  Nothing here keeps a whole-file map
-(the previous reader did, and its resident set grew with every layer).
+Values.  F64/F32/F16 tensors come from ``safe_open(...).get_tensor``
+(float16 widened to float32, exactly); BF16, which numpy has no dtype for,
+is read as its raw 16-bit patterns at the byte range the reference loader
+validated and widened to float32 by a 16-bit shift (a bfloat16 is the top
+half of a float32, so the value is unchanged).
+
+Memory.  A tensor is read only when asked for, as an owned copy, and the
+file is mapped only while it is read (``safe_open`` is used as a context
+manager), so no mapping outlives a layer.
 
 A sharded checkpoint (``model.safetensors.index.json`` whose
 ``weight_map`` names the shard of every tensor) is a :class:`Checkpoint`
@@ -26,114 +29,108 @@ over its shards; each tensor is read from its own shard.
 from __future__ import annotations
 
 import json
-import mmap
-import struct
 from pathlib import Path
 
 import numpy as np
+from safetensors import SafetensorError, safe_open
 
 from ..errors import QKInputError
 
-_DTYPES = {"F64": np.dtype("<f8"), "F32": np.dtype("<f4"), "F16": np.dtype("<f2"), "BF16": np.dtype("<u2")}
-MAX_HEADER = 100 * 1024 * 1024
+_FLOATS = ("F64", "F32", "F16", "BF16")
 #: the conventional name of a sharded checkpoint's index
 INDEX_NAME = "model.safetensors.index.json"
+
+
+def _unique(pairs: list) -> dict:
+    out = {}
+    for k, v in pairs:
+        if k in out:
+            raise ValueError(f"names {k!r} twice")
+        out[k] = v
+    return out
 
 
 class SafetensorsFile:
     """Header and lazily read tensors of one safetensors file.
 
-    ``names`` -- tensor names in file order; ``get(name)`` returns a float
+    ``names`` -- tensor names in header order; ``get(name)`` returns a float
     array (float16 and bfloat16 widened to float32, exact).  Raises
-    QKInputError for a file that is not safetensors and for tensor dtypes
-    that are not binary floats.
+    QKInputError (one line) for a file the format's rules refuse (module
+    docstring) and, in ``get``, for dtypes that are not binary floats.
     """
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
         try:
-            size = self.path.stat().st_size
+            with safe_open(str(self.path), framework="numpy") as f:
+                self.metadata = f.metadata() or {}
             with open(self.path, "rb") as fh:
-                raw = fh.read(8)
-                if len(raw) < 8:
-                    raise QKInputError(f"{self.path}: too short to be a safetensors file")
-                (hlen,) = struct.unpack("<Q", raw)
-                if hlen <= 0 or hlen > MAX_HEADER or 8 + hlen > size:
-                    raise QKInputError(f"{self.path}: not a safetensors file (bad header length)")
-                header = json.loads(fh.read(hlen).decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError):
-            raise QKInputError(f"{self.path}: not a safetensors file (header is not JSON)") from None
+                n = int.from_bytes(fh.read(8), "little")
+                text = fh.read(n).decode("utf-8")
+        except SafetensorError as err:
+            raise QKInputError(f"{self.path}: not a safetensors file ({_reason(err)})") from None
         except OSError as err:
-            raise QKInputError(f"{self.path}: cannot read ({err.strerror})") from None
-        if not isinstance(header, dict):
-            raise QKInputError(f"{self.path}: not a safetensors file (header is not a JSON object)")
-        self.metadata = header.pop("__metadata__", {}) or {}
-        # the data section must hold every tensor the header announces
-        ends = []
-        for info in header.values():
-            if isinstance(info, dict) and isinstance(info.get("data_offsets"), list) and len(info["data_offsets"]) == 2:
-                try:
-                    ends.append(int(info["data_offsets"][1]))
-                except (TypeError, ValueError):
-                    pass
-        need = 8 + hlen + (max(ends) if ends else 0)
-        if need > size:
-            raise QKInputError(f"{self.path}: file truncated (the header needs {need} bytes, the file has {size})")
+            raise QKInputError(f"{self.path}: cannot read ({err.strerror or err})") from None
+        if not text.startswith("{"):
+            raise QKInputError(f"{self.path}: not a safetensors file (the header does not begin with '{{')")
+        try:
+            header = json.loads(text, object_pairs_hook=_unique)
+        except ValueError as err:
+            raise QKInputError(f"{self.path}: not a safetensors file (the header {err}; "
+                               "the format disallows duplicate keys)") from None
+        header.pop("__metadata__", None)
         self.header = header
         self.names = list(header)
-        self._data_start = 8 + hlen
-        self._size = size
+        self._data_start = 8 + n
 
     def shape(self, name: str) -> tuple[int, ...]:
         """Shape of tensor ``name`` from the header (no data read)."""
-        return tuple(int(s) for s in self.header[name]["shape"])
+        return tuple(int(s) for s in self._info(name)["shape"])
 
     def dtype(self, name: str) -> str:
         """safetensors dtype string of tensor ``name`` (e.g. ``F32``)."""
-        return str(self.header[name]["dtype"])
+        return str(self._info(name)["dtype"])
 
     def nbytes(self, name: str) -> int:
         """Bytes of tensor ``name`` in the file (from the header)."""
-        a, b = (int(x) for x in self.header[name]["data_offsets"])
-        return b - a
+        a, b = self._info(name)["data_offsets"]
+        return int(b) - int(a)
 
-    def get(self, name: str) -> np.ndarray:
-        """The tensor ``name`` as a float32/float64 array with exact values.
-
-        float32/float64 tensors come back as a read-only view of a mapping of
-        just this tensor's bytes; float16/bfloat16 ones as a widened float32
-        copy.  NaN/Inf are not checked here (callers check the slices they
-        use, so unused rows are never read).  Raises QKInputError for an
-        unknown name, a non-float dtype or inconsistent offsets."""
+    def _info(self, name: str) -> dict:
         if name not in self.header:
             raise QKInputError(f"{self.path}: no tensor named {name!r}")
-        info = self.header[name]
-        dt = info.get("dtype")
-        if dt not in _DTYPES:
+        return self.header[name]
+
+    def get(self, name: str) -> np.ndarray:
+        """The tensor ``name`` as a float32/float64 array with exact values (an
+        owned copy; float16/bfloat16 widened to float32).  NaN/Inf are not
+        checked here (callers check the slices they use).  Raises
+        QKInputError for an unknown name or a dtype that is not a binary float."""
+        dt = self.dtype(name)
+        if dt not in _FLOATS:
             raise QKInputError(f"{self.path}: tensor {name} has dtype {dt}; only F64/F32/F16/BF16 weights are supported")
-        start, end = (int(x) for x in info["data_offsets"])
-        shape = tuple(int(s) for s in info["shape"])
-        npdt = _DTYPES[dt]
-        count = int(np.prod(shape)) if shape else 1
-        if start < 0 or end - start != count * npdt.itemsize or self._data_start + end > self._size:
-            raise QKInputError(f"{self.path}: tensor {name} has inconsistent offsets")
-        if count == 0:
-            return np.zeros(shape, np.float32 if dt != "F64" else np.float64)
-        off = self._data_start + start
-        base = off - off % mmap.ALLOCATIONGRANULARITY
+        shape = self.shape(name)
         try:
-            with open(self.path, "rb") as fh:
-                mm = mmap.mmap(fh.fileno(), off - base + (end - start), offset=base, access=mmap.ACCESS_READ)
-        except (OSError, ValueError) as err:
-            raise QKInputError(f"{self.path}: cannot map tensor {name} ({err})") from None
-        a = np.frombuffer(mm, dtype=npdt, count=count, offset=off - base).reshape(shape)
-        if dt == "BF16":
-            return (a.astype(np.uint32) << 16).view(np.float32)
-        if dt == "F16":
-            return a.astype(np.float32)
-        if a.dtype.byteorder not in ("=", "|") and a.dtype.byteorder != ("<" if np.little_endian else ">"):
-            a = a.astype(a.dtype.newbyteorder("="))
-        return a
+            if dt == "BF16":
+                start = self._data_start + int(self._info(name)["data_offsets"][0])
+                bits = np.fromfile(self.path, dtype="<u2", count=int(np.prod(shape, dtype=object)), offset=start)
+                return (bits.astype(np.uint32) << 16).view(np.float32).reshape(shape)
+            with safe_open(str(self.path), framework="numpy") as f:
+                a = f.get_tensor(name)
+        except SafetensorError as err:
+            raise QKInputError(f"{self.path}: cannot read tensor {name} ({_reason(err)})") from None
+        except (OSError, MemoryError) as err:
+            raise QKInputError(f"{self.path}: cannot read tensor {name} ({err.__class__.__name__}: {err})") from None
+        a = np.asarray(a)
+        if a.dtype == np.float16:
+            a = a.astype(np.float32)
+        return a.astype(a.dtype.newbyteorder("="), copy=False)
+
+
+def _reason(err: Exception) -> str:
+    """The reference loader's message without its generic prefix, on one line."""
+    msg = " ".join(str(err).split())
+    return msg.replace("Error while deserializing header: ", "")[:200]
 
 
 class Checkpoint:

@@ -24,6 +24,8 @@ reported as a counterexample.
 
 from __future__ import annotations
 
+import contextlib
+
 import json
 import random
 import time
@@ -235,7 +237,8 @@ def search(
     _quiet_storage()
     t0 = time.perf_counter()
     try:
-        inp = find(strat, condition, settings=s, random=random.Random(seed))
+        with _shrink_by_count():
+            inp = find(strat, condition, settings=s, random=random.Random(seed))
     except (NoSuchExample, Unsatisfiable):
         inp = None
     except Exception as err:  # noqa: BLE001 - a strategy that cannot draw (e.g. a stale builder): reported
@@ -263,6 +266,29 @@ def search(
         out.failing = out.evaluation.failing(drop)
     out.seconds = time.perf_counter() - t0
     return out
+
+
+@contextlib.contextmanager
+def _shrink_by_count():
+    """Hypothesis stops shrinking after five minutes of wall time (its engine's
+    ``MAX_SHRINKING_SECONDS``), so on a loaded machine the same seed could give a
+    less shrunk counterexample.  Within this block shrinking is bounded by its
+    count of successful shrinks (``MAX_SHRINKS``) only: the result is a function of
+    the inputs, the same on every machine."""
+    try:
+        from hypothesis.internal.conjecture import engine
+    except ImportError:  # pragma: no cover - another Hypothesis layout: nothing to pin
+        yield
+        return
+    saved = getattr(engine, "MAX_SHRINKING_SECONDS", None)
+    if saved is None:  # pragma: no cover
+        yield
+        return
+    engine.MAX_SHRINKING_SECONDS = float("inf")
+    try:
+        yield
+    finally:
+        engine.MAX_SHRINKING_SECONDS = saved
 
 
 def _quiet_storage() -> None:
