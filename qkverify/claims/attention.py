@@ -909,6 +909,9 @@ def _homogenises(s: Subject) -> DeclResult:
     scores (exactly), so the weights, the outputs and T agree, and the extra coordinate is
     Σ_j ω_j = 1 plus V̂ and M̂'s 0."""
     X = _qkv(s)[3]
+    if not _ha(s):
+        raise NotApplicable("the heads' scores are not qkvScore (a bias or another scale): the homogenisation of "
+                            "those scores is not evaluated")
     ok = _hom_scores(s, _lift(s, [fmpq(1)] * X.nrows())) == _qkv_scores(s, X)
     return DeclResult(ok)
 
