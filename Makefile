@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install audit test test-fast bench clean browser
+.PHONY: install audit manifest test test-fast bench clean browser
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -17,8 +17,14 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
+# regenerates the shipped certificates, then from the tree their manifest and the conformance sheet
 audit: $(STAMP)
 	$(BIN)/qkverify audit --out certificates
+	$(MAKE) --no-print-directory manifest
+
+# qkverify/data/shipped_certificates.sha256 (what lean-audit reads) and docs/conformance.md
+manifest: $(STAMP)
+	$(BIN)/qkverify lean-audit --write-manifest --sheet docs/conformance.md
 
 # report.html's browser test runs Debian's headless chromium; installed here when missing
 # (needs root and Debian's package lists, as on CI; elsewhere the browser tests skip, saying why)

@@ -42,6 +42,7 @@ Fraction(0, 1)
 from __future__ import annotations
 
 import html
+import os
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -55,6 +56,19 @@ InputError = QKInputError
 
 __all__ = ["profile", "signature", "head", "load_model", "check", "verify", "InputError", "Algebraic",
            "Enclosure", "Profile", "Signature", "Head", "CheckResult", "VerifyResult", "as_exact_matrix"]
+
+#: the ranges of ``digits`` the command line takes (``qkverify profile --digits``, ``qkverify heads --digits``)
+PROFILE_DIGITS = (1, 10000)
+HEAD_DIGITS = (1, 200)
+
+
+def _digits(digits, bounds: tuple[int, int], where: str) -> int:
+    """``digits`` as an int in ``bounds`` (the CLI's range), else InputError."""
+    lo, hi = bounds
+    if isinstance(digits, bool) or not isinstance(digits, (int, np.integer)) or not lo <= int(digits) <= hi:
+        raise QKInputError(f"{where}: digits must be an integer between {lo} and {hi}, not {digits!r}")
+    return int(digits)
+
 
 #: heads up to this d_model take the exact route (charpoly of the N × N sym_part, exact b, c, d); larger
 #: ones the cells route of ``qkverify heads`` (exact a, certified b, c, d), which scales to real models
@@ -258,19 +272,26 @@ def _value_dict(v: Value):
 def _torch_array(x) -> np.ndarray:
     """A torch tensor's values as a numpy array read exactly (on the CPU): bfloat16 from its bits,
     float8 types widened to float32 (exact), the others through ``.numpy()``."""
-    t = x.detach().cpu() if hasattr(x, "detach") else x.cpu()
-    name = str(t.dtype).removeprefix("torch.")
-    if name == "bfloat16":
-        import sys
-
-        torch = sys.modules[type(x).__module__.split(".")[0]]
-        bits = t.contiguous().view(torch.int16).numpy().view(np.uint16)
-        return _bf16_bits(bits)
-    if name.startswith("float8"):
-        return t.float().numpy()
+    name = str(getattr(x, "dtype", "?")).removeprefix("torch.")
     if name.startswith("complex") or name == "bool":
         raise QKInputError(f"a torch tensor of dtype {name} cannot be read as exact rationals")
-    return t.numpy()
+    try:
+        t = x.detach().cpu() if hasattr(x, "detach") else x.cpu()
+        if name == "bfloat16":
+            import sys
+
+            torch = sys.modules[type(x).__module__.split(".")[0]]
+            bits = t.contiguous().view(torch.int16).numpy().view(np.uint16)
+            return _bf16_bits(bits)
+        if name.startswith("float8"):
+            return t.float().numpy()
+        return t.numpy()
+    except QKInputError:
+        raise
+    except Exception as err:       # a layout or device torch cannot hand to numpy (sparse, meta, …)
+        msg = str(err).splitlines()[0] if str(err) else err.__class__.__name__
+        raise QKInputError(f"a torch tensor of dtype {name} cannot be read on the CPU ({msg}); "
+                           "give a dense tensor with data, e.g. t.to_dense()") from None
 
 
 def _bf16_bits(bits: np.ndarray) -> np.ndarray:
@@ -294,6 +315,25 @@ def _numpy_exact(a: np.ndarray, name: str) -> np.ndarray:
     return a
 
 
+def _plain_entry(v: Any, name: str) -> Any:
+    """A nested list's entry as the exact readers take it: a numpy scalar of ml_dtypes' small float
+    types (bfloat16, float8, …) becomes the float32 of the same value (exact); others unchanged."""
+    if isinstance(v, np.generic) and (v.dtype.kind == "V" or v.dtype.name.startswith(("bfloat", "float8", "float6",
+                                                                                        "float4", "int4", "uint4",
+                                                                                        "int2", "uint2"))):
+        return _numpy_exact(np.array([v]), name)[0]
+    return v
+
+
+def _plain_row(r: Any, name: str) -> Any:
+    """A row of a nested list: an array row is read as its array would be, entries made plain."""
+    if isinstance(r, np.ndarray):
+        r = _numpy_exact(r, name)
+    if isinstance(r, (list, tuple, np.ndarray)):
+        return [_plain_entry(v, name) for v in r]
+    return _plain_entry(r, name)
+
+
 def as_exact_matrix(x: Any, name: str = "matrix", square: bool = False):
     """The exact rational matrix (python-flint ``fmpq_mat``) of a 2-d input: a numpy array, a torch
     tensor, a nested list/tuple of numbers, or an ``fmpq_mat`` (module docstring).  Raises
@@ -312,7 +352,7 @@ def as_exact_matrix(x: Any, name: str = "matrix", square: bool = False):
     if isinstance(x, np.ndarray):
         return ndarray_to_fmpq_mat(_numpy_exact(x, name), name, square)
     if isinstance(x, (list, tuple)):
-        rows = [list(r) if isinstance(r, (list, tuple, np.ndarray)) else r for r in x]
+        rows = [_plain_row(r, name) for r in x]
         return rows_to_fmpq_mat(rows, name, square)
     raise QKInputError(f"{name}: a {type(x).__name__} is not a matrix (give a numpy array, a torch tensor or "
                        "a nested list of numbers)")
@@ -569,10 +609,11 @@ def profile(L: Any, padding: str = "blueprint", digits: int = 20) -> Profile:
 
     L -- N × N: a numpy array, torch tensor, nested list of numbers (module docstring).
     padding -- ``blueprint`` (α, β padded to equal length) or ``lean`` (both padded to N).
-    digits -- digits of the decimal intervals in :meth:`Profile.to_dict`.
+    digits -- digits of the decimal intervals in :meth:`Profile.to_dict` (1 to 10000, as
+              ``qkverify profile --digits``).
 
-    Raises InputError for a non-square L, L = 0 (no profile: the definition divides by ‖L‖²) and
-    anything that is not a matrix of numbers.
+    Raises InputError for a non-square L, L = 0 (no profile: the definition divides by ‖L‖²),
+    anything that is not a matrix of numbers, and digits out of range.
 
     >>> profile([[1, 2], [3, 4]])
     Profile(a=1/60, b=3/20, c=5/6, d=0; exact)
@@ -585,6 +626,7 @@ def profile(L: Any, padding: str = "blueprint", digits: int = 20) -> Profile:
     """
     from .math.profile import PADDINGS, compute_profile
 
+    digits = _digits(digits, PROFILE_DIGITS, "profile")
     if padding not in PADDINGS:
         raise QKInputError(f"padding must be one of {', '.join(PADDINGS)}, not {padding!r}")
     M = as_exact_matrix(L, "L", square=True)
@@ -642,10 +684,11 @@ def head(W_Q: Any, W_K: Any = None, *, digits: int = 9, route: str = "auto") -> 
 
     route -- ``exact`` (charpoly of the N × N sym_part: exact b, c, d), ``cells`` (the route of
     ``qkverify heads``: exact a, the rank witness and certified cells of the 2n nonzero eigenvalues,
-    b, c, d to ``digits`` digits; needs binary-float entries, e.g. any numpy float array) or ``auto``
+    b, c, d to ``digits`` digits, 1 to 200 as ``qkverify heads --digits``; needs binary-float entries,
+    e.g. any numpy float array) or ``auto``
     (exact up to N = 48 or when the entries are not binary floats, cells above).
 
-    Raises InputError for mismatched shapes and entries that are not numbers.
+    Raises InputError for mismatched shapes, entries that are not numbers and digits out of range.
 
     >>> import numpy as np
     >>> W = np.array([[1, 0, 0, 0], [0, 0, 1, 0]], np.float32)
@@ -662,6 +705,7 @@ def head(W_Q: Any, W_K: Any = None, *, digits: int = 9, route: str = "auto") -> 
         rec, W_Q, W_K = W_Q, W_Q.W_Q, W_Q.W_K
     if route not in ("auto", "exact", "cells"):
         raise QKInputError(f"route must be auto, exact or cells, not {route!r}")
+    digits = _digits(digits, HEAD_DIGITS, "head")
     fq, fk = _float_array(W_Q, "W_Q"), _float_array(W_K, "W_K")
     shape_q = fq.shape if fq is not None else None
     if route == "cells" and (fq is None or fk is None):
@@ -779,8 +823,9 @@ def _document(x: Any, where: str) -> Any:
     if isinstance(x, tuple):
         return [_document(v, where) for v in x]
     if isinstance(x, list):
-        return [_document(v, where) if isinstance(v, (list, tuple, dict, np.ndarray)) else v for v in x]
-    return x
+        return [_document(v, where) if isinstance(v, (list, tuple, dict, np.ndarray)) else _plain_entry(v, where)
+                for v in x]
+    return _plain_entry(x, where)
 
 
 def _fraction_of(v) -> Fraction:
@@ -835,6 +880,9 @@ def check(declaration: str, input: Any, drop: Iterable[str] = ()) -> CheckResult
     from .claims.evaluate import evaluate
     from .search.targets import resolve
 
+    if not isinstance(declaration, str):
+        raise QKInputError(f"check: the declaration is a name (a statement id, blueprint label or Lean "
+                           f"declaration), not a {type(declaration).__name__}")
     sel = resolve(declaration)
     drop = tuple(drop) if not isinstance(drop, str) else (drop,)
     binders = set(sel.binders()) | {b.predicate for t in sel.targets for b in t.binders}
@@ -858,6 +906,9 @@ def verify(path: str | Path | dict, weights: Iterable[str] = ()) -> VerifyResult
     from . import kernel
     from .models.installed import default_weights_dirs
 
+    if not isinstance(path, (str, os.PathLike, dict)):
+        raise QKInputError(f"verify: give a certificate file's path or a certificate document (a dict), "
+                           f"not a {type(path).__name__}")
     dirs = [str(w) for w in weights] + [d for d in default_weights_dirs() if d not in weights]
     if isinstance(path, dict):
         out = kernel.verify_document(path, "<certificate>", None, dirs)

@@ -1,4 +1,4 @@
-"""Certificate files (format 2, docs/CERTIFICATES.md): JSON validated by
+"""Certificate files (format 3, docs/CERTIFICATES.md): JSON validated by
 ``schema/certificate.schema.json``, the contract with the kernel.
 
 A certificate records the exact input (``"p/q"`` strings, or per tensor the
@@ -99,14 +99,14 @@ def input_digest(input_json: dict) -> str:
 
 
 # ---------------------------------------------------------------------------
-# format 2 (docs/CERTIFICATES.md): per-declaration records and witnesses
+# format 3 (docs/CERTIFICATES.md): per-declaration records and witnesses
 
-FORMAT = "qkverify-certificate/2"
+FORMAT = "qkverify-certificate/3"
 SCHEMA_PATH = Path(__file__).with_name("schema") / "certificate.schema.json"
 
 
 def validate(cert: dict) -> None:
-    """Validate a format-2 certificate against the shipped schema (QKInputError naming the first violation)."""
+    """Validate a format-3 certificate against the shipped schema (QKInputError naming the first violation)."""
     import jsonschema
 
     v = jsonschema.Draft202012Validator(json.loads(SCHEMA_PATH.read_text()))
@@ -119,7 +119,7 @@ def validate(cert: dict) -> None:
 
 def build(statement: str, input_json: dict, witnesses: list[dict], declarations: list[dict],
            verdict: str, evidence: str, display: dict) -> dict:
-    """Assemble a format-2 certificate; ``display`` is display-only (never re-checked)."""
+    """Assemble a format-3 certificate; ``display`` is display-only (never re-checked)."""
     return {
         "format": FORMAT,
         "statement": statement,

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-FORMAT2 = "qkverify-certificate/2"
+FORMAT2 = "qkverify-certificate/3"
 
 #: W_Q = e₀ᵀ, W_K = e₁ᵀ (n = 1, N = 3): M = [W_K; W_Q] has rank 2 = 2n, S = ½(e₀e₁ᵀ + e₁e₀ᵀ)
 #: has eigenvalues ½, −½, 0 -- signature (1, 1, 1) = (n, n, N − 2n)
@@ -47,11 +47,11 @@ def weights_certificate(directory: Path, name: str = "model.safetensors") -> dic
              "cells": [[-1, 0, 1], [1, 0, 1]]}
     T, MT = "heads_have_balanced_attention", "Appendices.MainText."
     decls = [
-        {"name": MT + "Nondegenerate", "check": "Nondegenerate", "hypotheses": {}, "conclusion": "holds",
+        {"name": MT + "Nondegenerate", "check": "Nondegenerate", "hypotheses": {}, "conclusion": "computed",
          "evidence": "exact", "value": {"bool": True}},
         {"name": MT + "finrank_radical", "check": "finrank_radical", "hypotheses": {"hnd": True},
          "conclusion": "holds", "evidence": "exact"},
-        {"name": MT + "signature", "check": "signature", "hypotheses": {"hA": True}, "conclusion": "holds",
+        {"name": MT + "signature", "check": "signature", "hypotheses": {"hA": True}, "conclusion": "computed",
          "evidence": "exact", "value": {"ints": [1, 1, 1]}},
         {"name": MT + T, "check": T, "hypotheses": {"hnd": True}, "conclusion": "holds", "evidence": "exact"},
     ]

@@ -223,11 +223,11 @@ def test_shipped_certificates_are_valid():
 
 
 def test_check_units_in_the_lean_map():
-    from qkverify.audit.leanmap import all_decls, check_units, load_lean_map
+    from qkverify.claims.metadata import declarations, load
 
-    ents = load_lean_map()
-    units = {u.check: u for u in check_units(ents)}
-    assert len(units) == 14 and len(all_decls(ents)) == 177
+    ents = load()
+    units = {u.check: u for u in declarations(ents, units=True)}
+    assert len(units) == 14 and len(declarations(ents)) == 177
     assert units["clusters.good_triple"].statement == "clusters_good_triple"
     assert ents["clusters_good_triple"].label == "Definition 4.1"
     assert {ents[u.statement].label for u in units.values() if u.kind == "theorem"} == {
@@ -237,7 +237,8 @@ def test_check_units_in_the_lean_map():
 
 
 def test_check_unit_with_a_lean_name_or_bad_id_is_refused(tmp_path):
-    from qkverify.audit.leanmap import DEFAULT_MAP_DIR, load_lean_map
+    from qkverify.claims.metadata import MAP_DIR as DEFAULT_MAP_DIR
+    from qkverify.claims.metadata import load as load_lean_map
     from qkverify.errors import QKInputError
 
     text = (DEFAULT_MAP_DIR / "clusters_paranormal.toml").read_text(encoding="utf-8")

@@ -79,21 +79,21 @@ def _spectrum_S():
 
 def test_spectrum_witness():
     S, w = _spectrum_S()
-    assert sorted(W.spectrum_fact(w, S)) == [1, 3]
+    assert sorted(W.spectrum_of(w, S).values) == [1, 3]
     bad = json.loads(json.dumps(w))
     bad["factors"][1]["roots"] = [["2", "2"]]
     with pytest.raises(Invalid):
-        W.spectrum_fact(bad, S)
+        W.spectrum_of(bad, S)
     bad = json.loads(json.dumps(w))
     bad["factors"][0]["multiplicity"] = 2
     with pytest.raises(Invalid, match="multiply"):
-        W.spectrum_fact(bad, S)
+        W.spectrum_of(bad, S)
     # x² − 2 with only one of its two intervals: the other root is unaccounted for
     T = fmpq_mat([[0, 1], [2, 0]])
     irr = {"kind": "spectrum", "of": "S", "scale": "1",
            "factors": [{"poly": ["-2", "0", "1"], "multiplicity": 1, "roots": [["1", "2"]]}]}
     with pytest.raises(Invalid, match="roots needed"):
-        W.spectrum_fact(irr, T)
+        W.spectrum_of(irr, T)
 
 
 def test_rank_witness():
@@ -101,13 +101,13 @@ def test_rank_witness():
     M = fmpq_mat([[1, 2], [2, 4]])
     w = {"kind": "rank", "of": "M", "scale": "1", "rank": 1, "rows": [0], "cols": [0], "prime": "101",
          "minor_mod_p": "1", "kernel": [["2", "-1"]], "kernel_cols": [0], "kernel_minor_mod_p": "2"}
-    assert W.rank_fact(w, M) == 1
+    assert W.rank_of(w, M).rank == 1
     with pytest.raises(Invalid):  # claiming rank 2 needs a nonzero 2x2 minor: det = 0
-        W.rank_fact(dict(w, rank=2, rows=[0, 1], cols=[0, 1], minor_mod_p="1", kernel=[], kernel_cols=[]), M)
+        W.rank_of(dict(w, rank=2, rows=[0, 1], cols=[0, 1], minor_mod_p="1", kernel=[], kernel_cols=[]), M)
     with pytest.raises(Invalid, match="kernel vector"):
-        W.rank_fact(dict(w, kernel=[["1", "1"]]), M)
+        W.rank_of(dict(w, kernel=[["1", "1"]]), M)
     with pytest.raises(Invalid, match="not a prime"):
-        W.rank_fact(dict(w, prime="100"), M)
+        W.rank_of(dict(w, prime="100"), M)
 
 
 def test_cells_witness():
@@ -115,22 +115,23 @@ def test_cells_witness():
     X = fmpz_mat([[0, 1], [1, 0]])
     w = {"kind": "cells", "of": "JZZt", "scale_exponent": 0, "grid_exponent": 0, "zero": 0,
          "cells": [[-1, 0, 1], [1, 0, 1]]}  # ν = −1 in [−1, 0), ν = 1 in [1, 2)
-    boxes, z = W.cells_fact(w, X)
+    c = W.cells_of(w, X)
+    boxes, z = c.boxes, c.zero
     assert z == 0 and [(b.lo, b.hi) for b in boxes] == [(-1, 0), (1, 2)]
     with pytest.raises(Invalid):  # both roots claimed in [1, 2)
-        W.cells_fact(dict(w, cells=[[1, 0, 2]]), X)
+        W.cells_of(dict(w, cells=[[1, 0, 2]]), X)
     with pytest.raises(Invalid):  # a wrong count of zero eigenvalues
-        W.cells_fact(dict(w, zero=1), X)
+        W.cells_of(dict(w, zero=1), X)
     # refinement level r = 1 halves the cell: ν = 1 in [1, 3/2)
-    boxes, _ = W.cells_fact(dict(w, cells=[[-2, 1, 1], [2, 1, 1]]), X)
+    boxes = W.cells_of(dict(w, cells=[[-2, 1, 1], [2, 1, 1]]), X).boxes
     assert [(b.lo, b.hi) for b in boxes] == [(-1, fmpq(-1, 2)), (1, fmpq(3, 2))]
 
 
 def test_fiber_witness():
     # S = diag(2, −1) = H + P, H = diag(1, −1), P = diag(1, 0): ‖P‖² = 1
     S, H, P = fmpq_mat([[2, 0], [0, -1]]), fmpq_mat([[1, 0], [0, -1]]), fmpq_mat([[1, 0], [0, 0]])
-    assert W.fiber_fact("d", S, H, P) == 1
+    assert W.fiber_props("d", S, H, P).normP == 1
     with pytest.raises(Invalid, match="negative eigenvalue"):
-        W.fiber_fact("d", S, fmpq_mat([[3, 0], [0, -3]]), fmpq_mat([[-1, 0], [0, 2]]))
+        W.fiber_props("d", S, fmpq_mat([[3, 0], [0, -3]]), fmpq_mat([[-1, 0], [0, 2]]))
     with pytest.raises(Invalid, match="symmetric about 0"):
-        W.fiber_fact("d", S, fmpq_mat([[2, 0], [0, -1]]), fmpq_mat([[0, 0], [0, 0]]))
+        W.fiber_props("d", S, fmpq_mat([[2, 0], [0, -1]]), fmpq_mat([[0, 0], [0, 0]]))

@@ -211,7 +211,7 @@ def test_llama_gqa_sharded(tmp_path, capsys):
     cert = json.loads((tmp_path / "out" / "L01H02.json").read_text())
     assert {t["file"] for t in cert["input"]["tensors"]} == {"model-00002-of-00002.safetensors"}
     assert main(["verify", "-v", str(tmp_path / "out" / "L01H02.json"), "--weights", str(ck)]) == 0
-    assert "valid (heads_have_balanced_attention: holds" in capsys.readouterr().out
+    assert "valid (heads_have_balanced_attention: holds" in " ".join(capsys.readouterr().out.split())
     # one shard passed alone is refused with a pointer to the directory
     err = _one_line_exit_2(capsys, ["heads", str(ck / "model-00001-of-00002.safetensors"), "--out",
                                     str(tmp_path / "o3"), "--quiet"])
@@ -306,7 +306,7 @@ def test_gpt2_conv1d_in_out(tmp_path, capsys):
     assert _differs(raw[2:4], raw[N + 2:N + 4])
     # the kernel re-reads the transposed column slices
     assert main(["verify", "-v", str(tmp_path / "out" / "L00H01.json"), "--weights", str(ck)]) == 0
-    assert "valid (heads_have_balanced_attention: holds" in capsys.readouterr().out
+    assert "valid (heads_have_balanced_attention: holds" in " ".join(capsys.readouterr().out.split())
 
 
 def test_gpt2_out_in_orientation(tmp_path, capsys):
@@ -319,7 +319,7 @@ def test_gpt2_out_in_orientation(tmp_path, capsys):
     raw = np.ascontiguousarray(W).reshape(N, 3 * N)   # the other orientation's reading
     assert _differs(raw[:, 2:4].T, raw[:, N + 2:N + 4].T)
     assert main(["verify", "-v", str(tmp_path / "out" / "L00H01.json"), "--weights", str(ck)]) == 0
-    assert "valid (heads_have_balanced_attention: holds" in capsys.readouterr().out
+    assert "valid (heads_have_balanced_attention: holds" in " ".join(capsys.readouterr().out.split())
 
 
 def test_gpt2_ambiguous_orientation_refused(tmp_path, capsys):
@@ -362,7 +362,7 @@ def test_bloom_interleaved_with_biases_and_alibi(tmp_path, capsys):
     cert = json.loads((tmp_path / "out" / "L00H01.json").read_text())
     assert [t["rows"] for t in cert["input"]["tensors"]] == [[6, 8], [8, 10]]
     assert main(["verify", "-v", str(tmp_path / "out" / "L00H01.json"), "--weights", str(ck)]) == 0
-    assert "valid (heads_have_balanced_attention: holds" in capsys.readouterr().out
+    assert "valid (heads_have_balanced_attention: holds" in " ".join(capsys.readouterr().out.split())
 
 
 @pytest.mark.parametrize("prefix", ["gpt_neox.", ""])
@@ -548,4 +548,4 @@ def test_query_and_key_in_different_shards(tmp_path, capsys):
     assert tq["file"] == "model-00001-of-00002.safetensors" and tk["file"] == "model-00002-of-00002.safetensors"
     # each tensor names its own shard and SHA-256: the kernel reads W_Q and W_K from both files
     assert main(["verify", str(tmp_path / "out" / "L00H02.json"), "--weights", str(ck)]) == 0
-    assert "valid (heads_have_balanced_attention: holds" in capsys.readouterr().out
+    assert "valid (heads_have_balanced_attention: holds" in " ".join(capsys.readouterr().out.split())

@@ -99,7 +99,7 @@ def planted(doc: dict, layer: int, head: int, kv_head: int | None = None) -> dic
     assert Fraction(row["a_exact"]) == a
     for name, v in (("b", b), ("c", c), ("d", d)):
         assert Fraction(row[name + "_lo"]) <= v <= Fraction(row[name + "_hi"]), name
-    assert (row["n_pos"], row["n_neg"], row["n_zero"]) == (2, 2, row["N"] - 4)
+    assert (row["n_pos"], row["n_neg"], row["n_zero"]) == (2, 2, row["d_model"] - 4)
     if kv_head is not None:
         assert row["kv_head"] == kv_head
     return row
@@ -114,7 +114,7 @@ def one_line_exit_2(capsys, argv) -> str:
 
 def verify(cert: Path, ck: Path, capsys) -> None:
     assert main(["verify", str(cert), "--weights", str(ck)]) == 0
-    assert "valid (heads_have_balanced_attention: holds" in capsys.readouterr().out
+    assert "valid (heads_have_balanced_attention: holds" in " ".join(capsys.readouterr().out.split())
 
 
 # ---------------------------------------------------------------------------
@@ -214,7 +214,7 @@ def test_gemma2_softcap_refused_then_labelled(tmp_path, capsys):
     row = planted(doc, 0, 1, kv_head=0)
     assert row["score"] == "pre_softcap" and doc["model"]["score"] == "pre_softcap"
     assert "tanh" in doc["model"]["softcap"]
-    assert "INSIDE the cap" in capsys.readouterr().out
+    assert "INSIDE the cap" in " ".join(capsys.readouterr().out.split())
     assert {r["score"] for r in csv.DictReader(open(tmp_path / "out" / "heads.csv"))} == {"pre_softcap"}
     # with softcapping switched off (null) the score is bilinear and nothing needs the option
     cfg["attn_logit_softcapping"] = None

@@ -37,7 +37,12 @@ from qkverify.claims.registry import Subject, declaration_check_fn, registered_c
 from qkverify.errors import QKInputError
 
 #: checks whose verdict no fault changes, with the reason (none may be a constant)
-EXPECTED: dict[str, str] = {}
+_TSUM = ("an equality between reals is never decided by enclosures (certificate format 3): on every suite input "
+         "the series enclosure contains the closed form, so the conclusion is undecided until an exact route "
+         "lands (issue 23)")
+EXPECTED: dict[str, str] = {k: _TSUM for k in (
+    "statO_eq_tsum_odd_moments", "statE_eq_tsum_even_moments",
+    "kernel:Appendices.statO_eq_tsum_odd_moments", "kernel:Appendices.statE_eq_tsum_even_moments")}
 
 #: at most this many suite inputs per check, and this many fault runs per (check, input)
 INPUTS_PER_CHECK = 2
@@ -318,7 +323,7 @@ def _suite_runs(check: str) -> list[tuple[str, Any, tuple]]:
                 run = evaluate(sid, inp, drop=drop, only=(check,))
             except QKInputError:
                 continue
-            if run.records and run.records[0].conclusion in ("holds", "fails"):
+            if run.records and run.records[0].conclusion != "undecided":
                 out.append((name, inp, drop))
         if out:
             return out

@@ -248,7 +248,7 @@ def test_cli_search_module_exit_codes(tmp_path):
     assert doc["found"] and doc["counterexample"]["L"] == [["0", "1"], ["-1", "0"]]
     assert doc["kernel"] == "not checkable"  # a user conjecture has no kernel table entry
     cert = json.loads(Path(tmp_path, doc["certificate"]).read_text())
-    assert cert["format"] == "qkverify-certificate/2" and cert["statement"] == "user.skew_energy_at_most_half"
+    assert cert["format"] == "qkverify-certificate/3" and cert["statement"] == "user.skew_energy_at_most_half"
     assert cert["verdict"] == "fails" and cert["input"]["L"] == [["0", "1"], ["-1", "0"]]
     rec = json.loads(Path(tmp_path, doc["certificate"].replace(".json", ".search.json")).read_text())
     assert rec["kind"] == "counterexample" and rec["search"]["seed"] == 0

@@ -1,716 +1,440 @@
-"""lean-audit (issue 9): what the shipped certificates prove about each Lean
-declaration, and how the lean_map lines up with the blueprint.
+"""lean-audit: what the certificates establish about each Lean declaration, and
+how the Lean map lines up with the declaration list and the blueprint.
 
-Per declaration of ``lean_map/*.toml`` the audit derives the status itself:
+Each declaration of ``lean_map/*.toml`` gets a status derived from the
+certificates the kernel finds valid (never from the map):
 
-* ``checked`` (a theorem or lemma) / ``computed`` (a definition): a check
-  function is registered for its check id
-  (:func:`qkverify.claims.registry.registered_check_ids`) **and** at least one
-  certificate under ``certificates/`` lists the declaration among its
-  evaluated ``declarations`` with conclusion ``holds``, and the kernel finds
-  that certificate valid.  Only certificate format 2 counts: a top-level list
-  ``"declarations"`` of objects with ``"name"`` (full Lean name),
-  ``"conclusion"`` (``holds`` / ``fails`` / ``undecided``) and
-  ``"evidence"``.  The evidence level reported is the strongest among those
-  certificates (exact > certified > empirical).
-* ``mapped only``: anything else, with the reason the lean_map gives (or why
-  a registered check does not count yet).
+* ``checked`` -- a theorem or lemma with a registered check and a valid
+  certificate concluding ``holds`` on **exact or certified** evidence;
+* ``sampled`` -- a theorem or lemma whose only support is **empirical**: valid
+  certificates concluding ``consistent`` (a sample never makes a theorem
+  checked);
+* ``computed`` -- a definition with a registered check whose value a valid
+  certificate computes;
+* ``mapped only`` -- anything else, with the reason (the map's ``reason``, or
+  why the certificates do not count).
 
-The blueprint cross-check runs from the skeleton shipped in
-``qkverify/data/blueprint.json`` (environments, ``\\label`` keys, numbers as
-the blueprint's counters render them, ``\\lean{}`` names) or from a
-leanblueprint ``.tex`` file.  Numbering differences and declarations absent
-from the blueprint are findings; uncovered declarations, checkers or check ids
-that name nothing registered while the data claims checked/computed, code or
-certificate references that do not resolve, format-2 certificates the kernel
-rejects, and valid certificates concluding ``fails`` are failures (exit 1).
+A valid certificate concluding ``fails`` on exact or certified evidence is a
+failure; one concluding ``inconsistent`` (a sample against the statement) is
+listed as sampled evidence against, never a failure.  Failures also are: a
+certificate with declaration records that the kernel does not find valid, a
+record of a name the map does not hold, a shipped certificate missing or
+changed (manifest), a declaration of the list or of the blueprint that no
+``[[decl]]`` maps (and the reverse), a registered check that no ``[[decl]]``
+names, a predicate id of a checked declaration with no registered decision.
 
-Pure data processing: no arithmetic, no floats.
+:func:`run_lean_audit` runs the stages in order -- kernel verdicts
+(:func:`verify_certificates`), records per declaration
+(:func:`records_by_name`), statuses (:func:`declaration_status`), coverage
+(:func:`coverage_failures`, :func:`registry_failures`), the blueprint
+cross-check (:func:`blueprint_findings`) and the counts (:func:`count`) --
+and :func:`audit` gathers its inputs (the shipped set through the manifest,
+or a folder).  Pure data processing: no arithmetic, no floats.
 """
 
 from __future__ import annotations
 
-import functools
-import importlib
-import json
 import re
-from dataclasses import dataclass
+import textwrap
+from collections import Counter
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
-from ..claims.registry import all_claims, registered_check_ids
-from ..errors import QKInputError
-# The one switch point to the kernel: becomes `from ..kernel import verify_file`
-# once issue 8's entry point (statuses valid / invalid / undecided / not a
-# certificate / not checkable) is on main.
-from ..kernel import verify_file as _kernel_verify_file
-from ..models.installed import default_weights_dirs
-from .leanmap import (
-    DEFINITION_KINDS,
-    REPO_ROOT,
-    LeanMapEntry,
-    all_decls,
-    check_units,
-    consistency,
-    normalise_label,
-    registry_problems,
-)
+from ..claims import metadata
+from ..claims.metadata import DeclMeta, StatementMeta
+from .blueprint import SKELETON_PATH, BlueprintStatement, load_skeleton, read_blueprint
+from .evidence import EVIDENCE_ORDER, Certificate, Record, Source, kernel_status, scan, shipped
 
-KINDS = ("theorem", "lemma", "proposition", "corollary", "definition")
-#: Evidence levels, strongest first.
-EVIDENCE_ORDER = ("exact", "certified", "empirical")
-CONCLUSIONS = ("holds", "fails", "undecided")
-#: The blueprint skeleton shipped with the package.
-SKELETON_PATH = Path(__file__).resolve().parents[1] / "data" / "blueprint.json"
-SKELETON_FORMAT = "qkverify-blueprint-skeleton/1"
-DEFAULT_CERT_DIR = REPO_ROOT / "certificates"
+STATUSES = ("checked", "sampled", "computed", "mapped only")
+#: terminal width of the text report
+WIDTH = 100
 
 
-# ----------------------------------------------------------------- blueprint
+# ----------------------------------------------------------------- stage 1: kernel verdicts
 
-@dataclass(frozen=True)
-class BlueprintStatement:
-    """One statement environment of a leanblueprint file.
-
-    kind    -- theorem / lemma / proposition / corollary / definition
-    number  -- the number as the blueprint renders it ("5", "A1"); None when starred
-    label   -- the ``\\label{}`` key ("" if none)
-    lean    -- declarations of all ``\\lean{}`` commands, in order
-    leanok  -- whether ``\\leanok`` occurs in the statement
-    uses    -- keys of all ``\\uses{}`` commands
-    line    -- 1-based line of ``\\begin`` (None in the shipped skeleton)
-    chapter -- 1-based chapter number (0 before the first ``\\chapter``)
-    """
-
-    kind: str
-    number: str | None
-    label: str
-    lean: tuple[str, ...]
-    leanok: bool
-    uses: tuple[str, ...]
-    line: int | None = None
-    chapter: int = 0
-
-    @property
-    def display(self) -> str:
-        """E.g. ``Proposition 5``, ``Definition A1`` (``Theorem*`` when unnumbered)."""
-        k = self.kind.capitalize()
-        return f"{k} {self.number}" if self.number is not None else f"{k}*"
-
-    @property
-    def name(self) -> str:
-        """``Proposition 5 (prop:low-rank)``."""
-        return f"{self.display} ({self.label})" if self.label else self.display
+def verify_certificates(certs: Iterable[Certificate], verify: Callable[[Path], str]) -> list[str]:
+    """Ask the kernel about every certificate (``c.kernel``); one failure per certificate
+    with declaration records that is not ``valid``."""
+    failures = []
+    for c in certs:
+        try:
+            c.kernel = verify(c.path)
+        except Exception as err:  # a broken certificate must not stop the audit
+            c.kernel = f"error ({err.__class__.__name__})"
+        if c.kernel != "valid":
+            failures.append(f"{c.name}: lists evaluated declarations but the kernel says '{c.kernel}'")
+    return failures
 
 
-_COMMENT = re.compile(r"(?<!\\)%.*$", re.MULTILINE)
-_BRACED = r"(?:[^{}]|\{[^{}]*\})*"
-_TOKEN = re.compile(
-    r"\\setcounter\{(?P<sc>\w+)\}\{(?P<scv>-?\d+)\}"
-    r"|\\addtocounter\{(?P<ac>\w+)\}\{(?P<acv>-?\d+)\}"
-    r"|\\newtheorem\*?\{(?P<nt>\w+)\}(?:\[(?P<ntshare>\w+)\])?\{[^{}]*\}(?:\[(?P<ntwithin>\w+)\])?"
-    r"|\\renewcommand\{?\\the(?P<rc>\w+)\}?\{(?P<rcfmt>" + _BRACED + r")\}"
-    r"|\\chapter\*?(?:\[[^\]]*\])?\{"
-    r"|\\begin\{(?P<kind>" + "|".join(KINDS) + r")(?P<star>\*?)\}"
-)
-_LABEL = re.compile(r"\\label\{([^}]*)\}")
-_LEAN = re.compile(r"\\lean\{([^}]*)\}")
-_USES = re.compile(r"\\uses\{([^}]*)\}")
-_LEANOK = re.compile(r"\\leanok(?![A-Za-z])")
-_COUNTER_FMT = re.compile(r"\\(arabic|Alph|alph)\{(\w+)\}")
+# ----------------------------------------------------------------- stage 2: records per declaration
+
+def records_by_name(certs: Iterable[Certificate], known: set[str]) -> tuple[dict[str, list[Record]], list[str]]:
+    """The records of the valid certificates, by declaration name; one failure per record
+    (of any certificate) naming a declaration the map does not hold."""
+    out: dict[str, list[Record]] = {}
+    failures = []
+    for c in certs:
+        for r in c.records:
+            if r.name not in known:
+                failures.append(f"{c.name}: evaluates {r.name}, which no lean_map [[decl]] maps")
+            elif c.kernel == "valid":
+                out.setdefault(r.name, []).append(r)
+    return out, failures
 
 
-def _split_list(s: str) -> list[str]:
-    return [x.strip() for x in s.split(",") if x.strip()]
+# ----------------------------------------------------------------- stage 3: statuses
+
+def _strongest(records: list[Record]) -> str:
+    levels = {r.evidence for r in records}
+    return next((lv for lv in EVIDENCE_ORDER if lv in levels), sorted(levels)[0] if levels else "")
 
 
-def _skip_title(body: str) -> str:
-    """Drop an optional leading ``[title]`` (brackets/braces may nest)."""
-    stripped = body.lstrip()
-    if not stripped.startswith("["):
-        return body
-    depth = 0
-    for i, ch in enumerate(stripped):
-        if ch in "[{":
-            depth += 1
-        elif ch in "]}":
-            depth -= 1
-            if depth == 0:
-                return stripped[i + 1:]
-    return body
-
-
-def _render(fmt: str, counters: Mapping[str, int], source: str, line: int) -> str:
-    def one(m: re.Match) -> str:
-        v = counters.get(m.group(2), 0)
-        if m.group(1) == "arabic":
-            return str(v)
-        if not 1 <= v <= 26:
-            raise QKInputError(f"{source}:{line}: counter {m.group(2)} = {v} has no letter")
-        return chr(ord("A" if m.group(1) == "Alph" else "a") + v - 1)
-
-    out = _COUNTER_FMT.sub(one, fmt)
-    if "\\" in out or "{" in out:
-        raise QKInputError(f"{source}:{line}: unsupported counter format '{fmt}'")
-    return out
-
-
-def parse_blueprint(text: str, source: str = "blueprint") -> list[BlueprintStatement]:
-    """Parse leanblueprint LaTeX into statements, numbered as LaTeX would.
-
-    Each kind has its own counter unless ``\\newtheorem{kind}[other]{..}``
-    shares one, and is reset per chapter (and prefixed "chapter.") when
-    declared ``\\newtheorem{kind}{..}[chapter]``; ``\\setcounter`` /
-    ``\\addtocounter`` apply in document order; ``\\renewcommand{\\thekind}``
-    with ``\\arabic`` / ``\\Alph`` / ``\\alph`` changes how numbers render
-    (e.g. ``A\\arabic{definition}`` gives "A1"); starred environments are
-    unnumbered.  Comments (``%`` to end of line) are ignored.  Raises
-    QKInputError (naming ``source`` and the line) when an environment is not
-    closed, a counter format is not supported, or the text holds no statement
-    environment at all.
-    """
-    text = _COMMENT.sub("", text)
-    counters: dict[str, int] = {}
-    shared: dict[str, str] = {}
-    within: dict[str, str] = {}
-    formats: dict[str, str] = {}
-    chapter = 0
-    out: list[BlueprintStatement] = []
-    pos = 0
-    while True:
-        m = _TOKEN.search(text, pos)
-        if m is None:
-            break
-        pos = m.end()
-        line = text.count("\n", 0, m.start()) + 1
-        if m.group("sc"):
-            counters[m.group("sc")] = int(m.group("scv"))
-        elif m.group("ac"):
-            counters[m.group("ac")] = counters.get(m.group("ac"), 0) + int(m.group("acv"))
-        elif m.group("nt"):
-            if m.group("ntshare"):
-                shared[m.group("nt")] = m.group("ntshare")
-            if m.group("ntwithin"):
-                within[m.group("nt")] = m.group("ntwithin")
-        elif m.group("rc"):
-            formats[m.group("rc")] = m.group("rcfmt")
-        elif m.group("kind"):
-            kind, star = m.group("kind"), m.group("star")
-            end_tag = f"\\end{{{kind}{star}}}"
-            end = text.find(end_tag, m.end())
-            if end < 0:
-                raise QKInputError(f"{source}:{line}: \\begin{{{kind}{star}}} is never closed")
-            body = _skip_title(text[m.end():end])
-            number = None
-            if not star:
-                ctr = shared.get(kind, kind)
-                counters[ctr] = counters.get(ctr, 0) + 1
-                default = (f"\\arabic{{chapter}}.\\arabic{{{ctr}}}" if within.get(ctr) == "chapter"
-                           else f"\\arabic{{{ctr}}}")
-                number = _render(formats.get(ctr, default), {**counters, "chapter": chapter}, source, line)
-            lab = _LABEL.search(body)
-            out.append(BlueprintStatement(
-                kind=kind, number=number, label=lab.group(1).strip() if lab else "",
-                lean=tuple(d for g in _LEAN.findall(body) for d in _split_list(g)),
-                leanok=bool(_LEANOK.search(body)),
-                uses=tuple(u for g in _USES.findall(body) for u in _split_list(g)),
-                line=line, chapter=chapter,
-            ))
-            pos = end + len(end_tag)
-        else:  # \chapter
-            chapter += 1
-            for ctr, w in within.items():
-                if w == "chapter":
-                    counters[ctr] = 0
-    if not out:
-        raise QKInputError(f"{source}: no theorem/lemma/proposition/corollary/definition environment found")
-    return out
-
-
-def read_blueprint(path: str | Path) -> list[BlueprintStatement]:
-    """Read and parse a leanblueprint ``.tex`` file (see :func:`parse_blueprint`).
-
-    When a ``web.tex`` sits next to the file (the leanblueprint layout
-    ``blueprint/src/{web,content}.tex``), its preamble (everything before
-    ``\\begin{document}``) is read first, so its ``\\newtheorem`` counter setup
-    applies.  Raises QKInputError when a file is unreadable or malformed.
-    """
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-        web = p.parent / "web.tex"
-        if p.name != "web.tex" and web.is_file():
-            text = web.read_text(encoding="utf-8").split("\\begin{document}")[0] + "\n" + text
-    except (OSError, UnicodeDecodeError) as err:
-        raise QKInputError(f"cannot read blueprint {p}: {err.__class__.__name__}") from None
-    return parse_blueprint(text, str(p))
-
-
-def skeleton_dict(statements: Iterable[BlueprintStatement], source: Mapping[str, Any]) -> dict:
-    """The JSON form of a parsed blueprint (the format of
-    ``qkverify/data/blueprint.json``): facts only, no prose.
-
-    ``source`` describes where the statements came from (repository, path,
-    commit, preamble).  Line numbers are dropped (they depend on prose).
-    """
+def declaration_status(d: DeclMeta, records: list[Record], registered: bool) -> dict:
+    """Status, evidence and reason of one declaration (or check unit) from the records of
+    its valid certificates.  Also returns, under ``refuted`` and ``against``, how many
+    records conclude ``fails`` (exact/certified) and ``inconsistent`` (empirical)."""
+    tally = Counter(r.conclusion for r in records)
+    if d.is_definition:
+        good = [r for r in records if r.conclusion in ("computed", "holds", "consistent")]
+        status = "computed" if registered and good else "mapped only"
+    else:
+        good = [r for r in records if r.conclusion == "holds"]
+        status = "checked" if registered and good else "mapped only"
+        if status == "mapped only" and registered and tally["consistent"]:
+            good = [r for r in records if r.conclusion == "consistent"]
+            status = "sampled"
+    if status != "mapped only":
+        reason = ""
+    elif not registered:
+        reason = d.reason or "no check registered for it"
+    elif not records:
+        reason = "check registered, but no valid certificate evaluates it"
+    else:
+        what = ", ".join(f"{k} {v}" for k, v in sorted(tally.items()))
+        reason = f"check registered, but no valid certificate concludes 'holds' ({what})"
     return {
-        "format": SKELETON_FORMAT,
-        "source": dict(source),
-        "environments": [
-            {"kind": s.kind, "label": s.label, "number": s.number, "display": s.display,
-             "chapter": s.chapter, "lean": list(s.lean), "leanok": s.leanok, "uses": list(s.uses)}
-            for s in statements
-        ],
+        "status": status, "evidence": _strongest(good) if status != "mapped only" else None,
+        "reason": reason, "certificates": len(records),
+        "conclusions": dict(sorted(Counter(r.label for r in records).items())),
+        "refuted": tally["fails"], "against": tally["inconsistent"],
     }
 
 
-_SKELETON_KEYS = {"kind", "label", "number", "display", "chapter", "lean", "leanok", "uses"}
+# ----------------------------------------------------------------- stage 4: coverage
+
+def coverage_failures(decls: list[DeclMeta], decl_list: list[str] | None) -> list[str]:
+    """Declarations of the public list that no ``[[decl]]`` maps, and the reverse."""
+    if decl_list is None:
+        return []
+    mapped = {d.name: d for d in decls}
+    out = [f"{n}: in the declaration list but in no lean_map [[decl]]" for n in decl_list if n not in mapped]
+    listed = set(decl_list)
+    out += [f"{n}: mapped (lean_map/{mapped[n].statement}.toml) but not in the declaration list"
+            for n in sorted(set(mapped) - listed)]
+    return out
 
 
-def load_skeleton(path: str | Path | None = None) -> tuple[list[BlueprintStatement], dict]:
-    """Load a blueprint skeleton (default: the shipped
-    ``qkverify/data/blueprint.json``).  Returns (statements, source info).
-
-    Raises QKInputError (one line) when the file is unreadable, not JSON, of
-    another format, or an environment is malformed (unknown keys, wrong
-    types, a display that does not match kind and number)."""
-    p = Path(path) if path is not None else SKELETON_PATH
-    try:
-        doc = json.loads(p.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as err:
-        raise QKInputError(f"cannot read blueprint skeleton {p}: {err.__class__.__name__}") from None
-    except json.JSONDecodeError as err:
-        raise QKInputError(f"blueprint skeleton {p}: not JSON ({err.msg}, line {err.lineno})") from None
-    if not isinstance(doc, dict) or doc.get("format") != SKELETON_FORMAT or not isinstance(doc.get("environments"), list):
-        raise QKInputError(f"blueprint skeleton {p}: not a {SKELETON_FORMAT} document")
-    out = []
-    for i, env in enumerate(doc["environments"]):
-        bad = f"blueprint skeleton {p}: environments[{i}]"
-        if not isinstance(env, dict) or set(env) != _SKELETON_KEYS:
-            raise QKInputError(f"{bad} must have exactly the keys {', '.join(sorted(_SKELETON_KEYS))}")
-        ok = (env["kind"] in KINDS and isinstance(env["label"], str)
-              and (env["number"] is None or isinstance(env["number"], str))
-              and isinstance(env["chapter"], int) and isinstance(env["leanok"], bool)
-              and all(isinstance(x, str) for x in env["lean"]) and all(isinstance(x, str) for x in env["uses"]))
-        if not ok:
-            raise QKInputError(f"{bad} has a field of the wrong type")
-        s = BlueprintStatement(kind=env["kind"], number=env["number"], label=env["label"], lean=tuple(env["lean"]),
-                               leanok=env["leanok"], uses=tuple(env["uses"]), line=None, chapter=env["chapter"])
-        if s.display != env["display"]:
-            raise QKInputError(f"{bad}: display '{env['display']}' does not match kind and number ('{s.display}')")
-        out.append(s)
-    return out, dict(doc.get("source") or {})
+def registry_failures(decls: list[DeclMeta], registered: set[str], predicates: set[str] | None) -> list[str]:
+    """The map against the code: a registered check no ``[[decl]]`` names, and a hypothesis
+    predicate id of a declaration with a registered check that has no registered decision
+    (``predicates`` None: not checked; instance arguments are not decided)."""
+    checks = {d.check for d in decls}
+    out = [f"check '{c}' is registered but no lean_map [[decl]] names it" for c in sorted(registered - checks)]
+    if predicates is not None:
+        for d in decls:
+            if d.check in registered:
+                out += [f"lean_map/{d.statement}.toml: {d.name}: predicate '{h.predicate}' of {h.binder} has no "
+                        "registered decision" for h in d.hypotheses if h.predicate not in predicates]
+    return out
 
 
-# ----------------------------------------------------------------- certificates
+# ----------------------------------------------------------------- stage 5: the blueprint
 
-def kernel_status(path: Path) -> str:
-    """The kernel's verdict on one certificate file: ``valid``, ``invalid``,
-    ``undecided``, ``not a certificate``, ``not checkable`` (issue 8), or, from
-    the current kernel, ``partial`` / ``unreadable`` / ``skipped``.  Only
-    ``valid`` counts for lean-audit.  Cached per (file, size, mtime) within a process
-    (certificates of real models take the kernel seconds)."""
-    p = Path(path).resolve()
-    try:
-        st = p.stat()
-    except OSError:
-        return str(_kernel_verify_file(path, default_weights_dirs()).status)
-    return _kernel_status(str(p), st.st_size, st.st_mtime_ns)
+def normalise_label(label: str) -> str:
+    """Canonical form of a statement label for comparisons.
 
-
-@functools.lru_cache(maxsize=4096)
-def _kernel_status(path: str, size: int, mtime_ns: int) -> str:
-    return str(_kernel_verify_file(Path(path), default_weights_dirs()).status)
-
-
-@dataclass(frozen=True)
-class EvaluatedDecl:
-    """One item of a format-2 certificate's ``declarations`` list."""
-
-    name: str
-    conclusion: str
-    evidence: str
-
-
-@dataclass
-class Certificate:
-    """A format-2 certificate: its path, the declarations it evaluated, and
-    the kernel's verdict (filled in by :func:`run_lean_audit`)."""
-
-    path: Path
-    declarations: tuple[EvaluatedDecl, ...]
-    kernel: str = ""
-
-
-def _evidence_level(ev: Any) -> str:
-    if isinstance(ev, str):
-        return ev
-    if isinstance(ev, Mapping):
-        for key in ("level", "kind", "evidence"):
-            if isinstance(ev.get(key), str):
-                return ev[key]
-    return "unknown"
-
-
-def scan_certificates(root: str | Path | None = None) -> tuple[list[Certificate], list[str]]:
-    """Format-2 certificates under ``root`` (default: the repository's
-    ``certificates/``), searched recursively for ``*.json``.
-
-    Returns (certificates, problems).  A JSON file whose top level has no
-    ``"declarations"`` list (a format-1 certificate, a summary table) is
-    skipped: it counts for nothing, and so does a record with ``dropped``
-    hypotheses (a probe's counterexample to the declaration without them,
-    ``certificates/probes/``).  A ``"declarations"`` list whose items are
-    not objects with a string ``name`` and a ``conclusion`` in
-    holds/fails/undecided is a problem line (a failure of the audit).
+    >>> normalise_label("Prop~5"), normalise_label("Def A1"), normalise_label("Lemma  4")
+    ('proposition 5', 'definition a1', 'lemma 4')
     """
-    base = Path(root) if root is not None else DEFAULT_CERT_DIR
-    certs: list[Certificate] = []
-    problems: list[str] = []
-    if not base.is_dir():
-        return certs, problems
-    for f in sorted(base.rglob("*.json")):
-        try:
-            doc = json.loads(f.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-            continue  # not JSON: not a format-2 certificate (the kernel reports unreadable ones)
-        if not isinstance(doc, dict) or "declarations" not in doc:
-            continue
-        items = doc["declarations"]
-        evaluated = []
-        ok = isinstance(items, list)
-        for it in items if ok else ():
-            if not (isinstance(it, dict) and isinstance(it.get("name"), str)
-                    and it.get("conclusion") in CONCLUSIONS):
-                ok = False
-                break
-            if it.get("dropped"):  # a probe: the declaration evaluated without a hypothesis says nothing of it
-                continue
-            evaluated.append(EvaluatedDecl(it["name"], it["conclusion"], _evidence_level(it.get("evidence"))))
-        if ok and items and not evaluated:
-            continue  # only probe records: not evidence about any declaration
-        if not ok:
-            problems.append(f"{f}: 'declarations' must list objects with a name and a conclusion in "
-                            f"{'/'.join(CONCLUSIONS)}")
-            continue
-        certs.append(Certificate(f, tuple(evaluated)))
-    return certs, problems
-
-
-# ----------------------------------------------------------------- the audit
-
-def _resolve_code(ref: str) -> bool:
-    mod, _, attr = ref.partition(":")
-    try:
-        obj = importlib.import_module(mod)
-    except ImportError:
-        return False
-    for part in attr.split(".") if attr else ():
-        if not hasattr(obj, part):
-            return False
-        obj = getattr(obj, part)
-    return True
+    s = re.sub(r"[\s~]+", " ", label.strip().lower())
+    for short, full in (("def", "definition"), ("lem", "lemma"), ("lemma", "lemma"),
+                        ("prop", "proposition"), ("cor", "corollary"), ("thm", "theorem")):
+        s = re.sub(rf"^{short}\.?(?=\s|\d)", full, s)
+    return re.sub(r"\s+", " ", s)
 
 
 def _main_env(names: Iterable[str], env_of: Mapping[str, BlueprintStatement]) -> BlueprintStatement | None:
     envs = [env_of[n] for n in names if n in env_of]
     if not envs:
         return None
-    counts: dict[str, int] = {}
-    for e in envs:
-        counts[e.label or e.display] = counts.get(e.label or e.display, 0) + 1
+    counts = Counter(e.label or e.display for e in envs)
     best = max(counts.values())
     return next(e for e in envs if counts[e.label or e.display] == best)
 
 
-def _registry_defaults() -> tuple[set[str], list]:
-    """Registered per-declaration check ids and statement-level claims."""
-    return set(registered_check_ids()), list(all_claims())
+def blueprint_index(blueprint: Iterable[BlueprintStatement] | None) -> dict[str, BlueprintStatement]:
+    """Lean name -> the first blueprint environment whose ``\\lean{}`` lists it."""
+    env_of: dict[str, BlueprintStatement] = {}
+    for s in blueprint or ():
+        for n in s.lean:
+            env_of.setdefault(n, s)
+    return env_of
 
+
+def blueprint_findings(stmts: Iterable[StatementMeta], decls: list[DeclMeta],
+                       blueprint: list[BlueprintStatement] | None) -> tuple[dict, list[str]]:
+    """Numbering differences (against the seed's labels, and the blueprint's), declarations
+    absent from the blueprint, statements spread over several environments, blueprint
+    fields of the map that differ, unknown ``\\uses{}``, ``\\lean{}`` without ``\\leanok``
+    -- and, as failures, blueprint ``\\lean{}`` names no ``[[decl]]`` maps.  Without a
+    blueprint only the seed numbering is compared (the other findings are None)."""
+    stmts = list(stmts)
+    f: dict[str, Any] = {"numbering": [], "not_in_blueprint": None, "blueprint_mismatch": None, "split": None,
+                         "unknown_uses": None, "not_leanok": None}
+    for e in stmts:
+        if normalise_label(e.seed_label) != normalise_label(e.label):
+            f["numbering"].append({"statement": e.id, "against": "seed", "lean_map_label": e.label,
+                                   "other_label": e.seed_label, "blueprint_label": "", "note": e.numbering_note})
+    if blueprint is None:
+        return f, []
+    env_of = blueprint_index(blueprint)
+    mapped = {d.name for d in decls}
+    failures = [f"{n}: listed by blueprint {env_of[n].name} but in no lean_map [[decl]]"
+                for n in env_of if n not in mapped]
+    f["not_in_blueprint"] = [{"name": d.name, "statement": d.statement} for d in decls if d.name not in env_of]
+    mism, split = [], []
+    for e in stmts:
+        main = _main_env(e.lean_decls, env_of) if e.decls else None
+        if main is None:
+            continue
+        if main.number is not None and normalise_label(main.display) != normalise_label(e.label):
+            f["numbering"].append({
+                "statement": e.id, "against": "blueprint", "lean_map_label": e.label,
+                "other_label": main.display, "blueprint_label": main.label,
+                "note": ("blueprint agrees with the seed label"
+                         if normalise_label(main.display) == normalise_label(e.seed_label) else ""),
+            })
+        envs = list(dict.fromkeys(env_of[n].label or env_of[n].display for n in e.lean_decls if n in env_of))
+        if len(envs) > 1:
+            split.append({"statement": e.id, "blueprint": envs,
+                          "outside": [n for n in e.lean_decls if n in env_of and env_of[n] is not main]})
+        if (e.blueprint, e.blueprint_number) != (main.label, main.display):
+            mism.append({"statement": e.id, "field": "blueprint/blueprint_number",
+                         "lean_map": f"{e.blueprint} / {e.blueprint_number}",
+                         "blueprint": f"{main.label} / {main.display}"})
+        for d in e.decls:
+            actual = env_of[d.name].label if d.name in env_of else ""
+            if d.blueprint != actual:
+                mism.append({"statement": e.id, "field": f"{d.name}.blueprint", "lean_map": d.blueprint,
+                             "blueprint": actual})
+    labels = {s.label for s in blueprint if s.label}
+    f["blueprint_mismatch"] = mism
+    f["split"] = split
+    f["unknown_uses"] = [{"statement": s.name, "unknown": [u for u in s.uses if u not in labels]}
+                         for s in blueprint if any(u not in labels for u in s.uses)]
+    f["not_leanok"] = [s.name for s in blueprint if s.lean and not s.leanok]
+    return f, failures
+
+
+# ----------------------------------------------------------------- stage 6: counts
+
+def count(rows: list[dict]) -> dict:
+    """Declarations, theorems (and lemmas), definitions, and how many are checked, sampled,
+    computed and only mapped."""
+    defs = [r for r in rows if r["kind"] in metadata.DEFINITION_KINDS]
+    out = {"declarations": len(rows), "theorems": len(rows) - len(defs), "definitions": len(defs)}
+    for s in STATUSES:
+        out[s.replace(" ", "_")] = sum(r["status"] == s for r in rows)
+    return out
+
+
+# ----------------------------------------------------------------- the stages together
 
 def run_lean_audit(
-    entries: Mapping[str, LeanMapEntry],
+    statements: Mapping[str, StatementMeta],
     decls: Iterable[str] | None = None,
     blueprint: Iterable[BlueprintStatement] | None = None,
     *,
-    registered: Iterable[str] | None = None,
-    claims: Iterable | None = None,
-    certificates: Iterable[Certificate] | None = None,
+    certificates: Iterable[Certificate] = (),
     certificate_problems: Iterable[str] = (),
+    registered: Iterable[str] | None = None,
+    predicates: Iterable[str] | None = None,
     verify: Callable[[Path], str] | None = None,
-    decls_source: str = "",
-    blueprint_source: str = "",
+    sources: Mapping[str, Any] | None = None,
     require_checked: bool = False,
 ) -> dict:
     """Derive each declaration's status and cross-check the map.
 
-    entries      -- loaded lean_map (:func:`qkverify.audit.leanmap.load_lean_map`)
+    statements   -- the Lean map (:func:`qkverify.claims.metadata.load`)
     decls        -- the public declaration list to cover (None: skip)
-    blueprint    -- blueprint statements (:func:`load_skeleton` or
-                    :func:`read_blueprint`), or None to skip the cross-check
-    registered   -- registered check ids (None: ``registered_check_ids()``)
-    claims       -- statement-level claims with ``.id`` (None: ``all_claims()``)
-    certificates -- format-2 certificates (None: :func:`scan_certificates`)
-    verify       -- ``path -> kernel status`` (None: :func:`kernel_status`)
-    require_checked -- exit 1 when any declaration is only mapped
+    blueprint    -- blueprint statements (:func:`load_skeleton`, :func:`read_blueprint`),
+                    or None to skip the blueprint cross-check
+    certificates -- certificates with their records (:mod:`.evidence`); ``certificate_problems``
+                    the failures found reading them
+    registered   -- registered check ids (None: the live registry); ``predicates`` the
+                    registered predicate ids (None: the live registry when ``registered``
+                    is None too, else not checked)
+    verify       -- ``path -> kernel verdict`` (None: :func:`.evidence.kernel_status`)
+    require_checked -- exit 1 unless every theorem/lemma is checked and every
+                    definition computed (a sampled theorem is not checked)
 
-    Returns a JSON-serialisable report; ``report["exit"]`` is 0 only when
-    nothing fails (and, with ``require_checked``, nothing is only mapped).
+    Returns a JSON-serialisable report; ``report["exit"]`` is 0 only when nothing
+    fails (and, with ``require_checked``, nothing is sampled or only mapped).
     """
-    ents = list(entries.values())
-    mdecls = all_decls(ents)
-    by_name = {d.name: d for d in mdecls}
-    units = check_units(ents)  # clustering-regimes check units: no Lean name, listed apart
-    unit_keys = {u.key for u in units}
-    by_id = {e.id: e for e in ents}
-    if registered is None or claims is None:
-        reg_default, claims_default = _registry_defaults()
-        registered = reg_default if registered is None else registered
-        claims = claims_default if claims is None else claims
+    if registered is None:
+        from ..claims.registry import registered_check_ids, registered_predicates
+
+        registered, predicates = registered_check_ids(), registered_predicates()
     registered = set(registered)
-    claims = list(claims)
-    # a statement is "registered" as an old-style claim or through its declarations' checks
-    claim_ids = {c.id for c in claims} | {e.id for e in ents if any(d.check in registered for d in e.decls)}
-    cert_problems = list(certificate_problems)
-    if certificates is None:
-        certs, found = scan_certificates()
-        cert_problems += found
-    else:
-        certs = list(certificates)
-    vf = verify if verify is not None else kernel_status
-    failures: list[str] = list(cert_problems)
+    predicates = set(predicates) if predicates is not None else None
+    stmts = list(statements.values())
+    lean = metadata.declarations(statements)
+    units = metadata.declarations(statements, units=True)
+    certs = list(certificates)
 
-    # -- kernel verdicts, and which certificates evaluated which declaration
-    listed: dict[str, list[tuple[Certificate, EvaluatedDecl]]] = {}
-    for c in certs:
-        try:
-            c.kernel = vf(c.path)
-        except Exception as err:  # a broken certificate must not stop the audit
-            c.kernel = f"error ({err.__class__.__name__})"
-        if c.kernel != "valid":
-            failures.append(f"{c.path}: lists evaluated declarations but the kernel says '{c.kernel}'")
-        for ev in c.declarations:
-            listed.setdefault(ev.name, []).append((c, ev))
-            if ev.name not in by_name and ev.name not in unit_keys:
-                failures.append(f"{c.path}: evaluates {ev.name}, which no lean_map [[decl]] maps")
+    failures = list(certificate_problems)
+    failures += verify_certificates(certs, verify or kernel_status)
+    records, unknown = records_by_name(certs, {d.name for d in lean + units})
+    failures += unknown
 
-    # -- blueprint index
-    stmts = list(blueprint) if blueprint is not None else None
-    env_of: dict[str, BlueprintStatement] = {}
-    if stmts is not None:
-        for s in stmts:
-            for n in s.lean:
-                env_of.setdefault(n, s)
-
-    # -- per-declaration status
-    order = {n: i for i, n in enumerate(decls or ())}
-
-    sampled_against: list[str] = []
-
-    def derived(d) -> dict:
-        """Status, evidence, certificate count and reason of one declaration or check unit."""
-        valid = [(c, ev) for c, ev in listed.get(d.key, []) if c.kernel == "valid"]
-        holds = [ev for _, ev in valid if ev.conclusion == "holds"]
-        tally = {k: sum(1 for _, ev in valid if ev.conclusion == k) for k in CONCLUSIONS}
-        is_reg = d.check in registered
-        if is_reg and holds:
-            status = "computed" if d.is_definition else "checked"
-            levels = [ev.evidence for ev in holds]
-            evidence = next((lv for lv in EVIDENCE_ORDER if lv in levels), levels[0])
-            reason = ""
-        else:
-            status, evidence = "mapped only", None
-            reason = (d.reason if not is_reg else
-                      "check registered, but no valid format-2 certificate evaluates it" if not valid else
-                      "check registered, but no valid certificate concludes 'holds'")
-        # a sampled 'fails' (empirical evidence on a limit theorem) is evidence against, not a refutation
-        proven = sum(1 for _, ev in valid if ev.conclusion == "fails" and ev.evidence != "empirical")
-        if proven:
-            failures.append(f"{d.key}: {proven} valid certificate(s) conclude 'fails'")
-        if tally["fails"] > proven:
-            sampled_against.append(f"{d.key}: {tally['fails'] - proven} valid certificate(s) conclude 'fails' "
-                                   "on a sample (empirical: evidence, not a counterexample)")
-        if d.status in ("checked", "computed") and not is_reg:
-            failures.append(f"lean_map/{d.statement}.toml: {d.key} claims '{d.status}' but no check "
-                            f"'{d.check}' is registered")
-        return {"check": d.check, "kind": d.kind, "status": status, "evidence": evidence,
-                "certificates": len(valid), "conclusions": tally, "statement": d.statement,
-                "statement_label": by_id[d.statement].label, "claimed": d.status, "reason": reason}
-
-    rows = []
-    for d in sorted(mdecls, key=lambda x: (order.get(x.name, len(order)), x.statement)):
-        env = env_of.get(d.name)
-        r = derived(d)
-        rows.append({
-            "name": d.name, "check": r["check"], "kind": r["kind"], "status": r["status"],
-            "evidence": r["evidence"], "certificates": r["certificates"], "conclusions": r["conclusions"],
-            "blueprint": env.label if env else (d.blueprint if stmts is None else ""),
-            "blueprint_number": env.display if env else "",
-            "statement": d.statement, "statement_label": r["statement_label"], "claimed": d.status,
-            "reason": r["reason"],
-        })
-    unit_rows = [derived(u) for u in units]
-
-    # -- statements: coverage, registry and references
-    statements = []
-    first = {r["statement"]: i for i, r in reversed(list(enumerate(rows)))}
-    for e in sorted(ents, key=lambda x: (first.get(x.id, len(rows)), x.id)):
-        mine = [r for r in rows if r["statement"] == e.id]
-        statements.append({
-            "id": e.id, "label": e.label, "source": e.source, "declarations": len(mine),
-            "check_units": sum(u["statement"] == e.id for u in unit_rows),
-            "checked": sum(r["status"] == "checked" for r in mine),
-            "computed": sum(r["status"] == "computed" for r in mine),
-            "mapped_only": sum(r["status"] == "mapped only" for r in mine),
-        })
-        if e.checker and e.status == "checked" and e.checker not in claim_ids:
-            failures.append(f"lean_map/{e.id}.toml: checker '{e.checker}' names no registered claim")
-        for ref in e.code:
-            if not _resolve_code(ref):
-                failures.append(f"lean_map/{e.id}.toml: code reference '{ref}' does not resolve")
-        for rel in e.certificates:
-            if not (e.root / rel).exists():
-                failures.append(f"lean_map/{e.id}.toml: certificate directory '{rel}' does not exist")
-
-    # -- coverage against the declaration list and the blueprint
-    mapped = set(by_name)
     decl_list = list(decls) if decls is not None else None
-    if decl_list is not None:
-        failures += [f"{n}: in the declaration list but in no lean_map [[decl]]" for n in decl_list if n not in mapped]
-        failures += [f"{n}: mapped (lean_map/{by_name[n].statement}.toml) but not in the declaration list"
-                     for n in sorted(mapped - set(decl_list))]
+    order = {n: i for i, n in enumerate(decl_list or ())}
+    env_of = blueprint_index(blueprint)
+    by_id = {e.id: e for e in stmts}
+    against: list[str] = []
 
-    findings: dict[str, Any] = {"numbering": [], "not_in_blueprint": None, "blueprint_mismatch": None,
-                                "split": None, "unknown_uses": None, "not_leanok": None, "stale_status": [],
-                                "registry": []}
-    for e in ents:
-        if normalise_label(e.seed_label) != normalise_label(e.label):
-            findings["numbering"].append({"statement": e.id, "against": "seed", "lean_map_label": e.label,
-                                          "other_label": e.seed_label, "blueprint_label": "",
-                                          "note": e.numbering_note})
-    if stmts is not None:
-        labels = {s.label for s in stmts if s.label}
-        bp_names = set(env_of)
-        failures += [f"{n}: listed by blueprint {env_of[n].name} but in no lean_map [[decl]]"
-                     for n in env_of if n not in mapped]
-        findings["not_in_blueprint"] = [{"name": d.name, "statement": d.statement}
-                                        for d in mdecls if d.name not in bp_names]
-        mism, split = [], []
-        for e in ents:
-            if not e.decls:
-                continue
-            main = _main_env(e.lean_decls, env_of)
-            if main is None:
-                continue
-            if main.number is not None and normalise_label(main.display) != normalise_label(e.label):
-                findings["numbering"].append({
-                    "statement": e.id, "against": "blueprint", "lean_map_label": e.label,
-                    "other_label": main.display, "blueprint_label": main.label,
-                    "note": ("blueprint agrees with the seed label"
-                             if normalise_label(main.display) == normalise_label(e.seed_label) else ""),
-                })
-            envs = list(dict.fromkeys(env_of[n].label or env_of[n].display for n in e.lean_decls if n in env_of))
-            if len(envs) > 1:
-                split.append({"statement": e.id, "blueprint": envs,
-                              "outside": [n for n in e.lean_decls if n in env_of and env_of[n] is not main]})
-            if (e.blueprint, e.blueprint_number) != (main.label, main.display):
-                mism.append({"statement": e.id, "field": "blueprint/blueprint_number",
-                             "lean_map": f"{e.blueprint} / {e.blueprint_number}",
-                             "blueprint": f"{main.label} / {main.display}"})
-            for d in e.decls:
-                actual = env_of[d.name].label if d.name in env_of else ""
-                if d.blueprint != actual:
-                    mism.append({"statement": e.id, "field": f"{d.name}.blueprint",
-                                 "lean_map": d.blueprint, "blueprint": actual})
-        findings["blueprint_mismatch"] = mism
-        findings["split"] = split
-        findings["unknown_uses"] = [{"statement": s.name, "unknown": [u for u in s.uses if u not in labels]}
-                                    for s in stmts if any(u not in labels for u in s.uses)]
-        findings["not_leanok"] = [s.name for s in stmts if s.lean and not s.leanok]
-    findings["stale_status"] = [{"name": r["name"], "claimed": r["claimed"], "derived": r["status"]}
-                                for r in rows if r["claimed"] == "mapped" and r["status"] != "mapped only"]
-    findings["sampled_against"] = sampled_against
-    findings["registry"] = (consistency(claim_ids, by_id, public_decls=())
-                            + registry_problems(claims, by_id))
+    def row(d: DeclMeta) -> dict:
+        r = declaration_status(d, records.get(d.name, []), d.check in registered)
+        if r["refuted"]:
+            failures.append(f"{d.name}: {r['refuted']} valid certificate(s) conclude 'fails'")
+        if r["against"]:
+            against.append(f"{d.name}: {r['against']} valid certificate(s) conclude 'inconsistent' "
+                           "(a sample against the statement: evidence, not a counterexample)")
+        env = env_of.get(d.name)
+        return {"name": d.name, "check": d.check, "kind": d.kind, "status": r["status"],
+                "evidence": r["evidence"], "certificates": r["certificates"], "conclusions": r["conclusions"],
+                "blueprint": env.label if env else (d.blueprint if blueprint is None else ""),
+                "blueprint_number": env.display if env else "",
+                "statement": d.statement, "statement_label": by_id[d.statement].label, "reason": r["reason"]}
 
-    theorems = [r for r in rows if r["kind"] not in DEFINITION_KINDS]
-    defs = [r for r in rows if r["kind"] in DEFINITION_KINDS]
-    counts = {
-        "declarations": len(rows), "theorems": len(theorems), "definitions": len(defs),
-        "checked": sum(r["status"] == "checked" for r in rows),
-        "computed": sum(r["status"] == "computed" for r in rows),
-        "mapped_only": sum(r["status"] == "mapped only" for r in rows),
-    }
-    unit_counts = {
-        "check_units": len(unit_rows),
-        "checked": sum(r["status"] == "checked" for r in unit_rows),
-        "computed": sum(r["status"] == "computed" for r in unit_rows),
-        "mapped_only": sum(r["status"] == "mapped only" for r in unit_rows),
-    }
+    rows = [row(d) for d in sorted(lean, key=lambda x: (order.get(x.name, len(order)), x.statement))]
+    unit_rows = [row(u) for u in units]
+    failures += coverage_failures(lean, decl_list)
+    failures += registry_failures(lean + units, registered, predicates)
+    bp = list(blueprint) if blueprint is not None else None
+    findings, bp_failures = blueprint_findings(stmts, lean, bp)
+    failures += bp_failures
+    findings["sampled_against"] = against
+
+    statements_out = []
+    first = {r["statement"]: i for i, r in reversed(list(enumerate(rows)))}
+    for e in sorted(stmts, key=lambda x: (first.get(x.id, len(rows)), x.id)):
+        mine = [r for r in rows if r["statement"] == e.id]
+        c = count(mine)
+        statements_out.append({"id": e.id, "label": e.label, "source": e.source, "declarations": len(mine),
+                               "check_units": sum(u["statement"] == e.id for u in unit_rows),
+                               **{k: c[k] for k in ("checked", "sampled", "computed", "mapped_only")}})
+
+    counts = count(rows)
+    unit_counts = count(unit_rows)
+    unit_counts = {"check_units": unit_counts.pop("declarations"), **{k: unit_counts[k] for k in
+                   ("checked", "sampled", "computed", "mapped_only")}}
     failures = list(dict.fromkeys(failures))
-    exit_code = 1 if failures or (require_checked and counts["mapped_only"]) else 0
+    not_full = counts["sampled"] + counts["mapped_only"]
+    src = dict(sources or {})
+    src.update({"lean_map_files": len(stmts), "decls_count": len(decl_list) if decl_list is not None else None,
+                "blueprint_environments": len(bp) if bp is not None else None,
+                "certificates_with_records": len(certs), "registered_checks": len(registered)})
     return {
-        "counts": counts,
-        "declarations": rows,
-        "check_unit_counts": unit_counts,
-        "check_units": unit_rows,
-        "statements": statements,
-        "findings": findings,
-        "failures": failures,
-        "require_checked": require_checked,
-        "sources": {"lean_map_files": len(ents), "decls": decls_source or None,
-                    "decls_count": len(decl_list) if decl_list is not None else None,
-                    "blueprint": blueprint_source or None,
-                    "blueprint_environments": len(stmts) if stmts is not None else None,
-                    "certificates_format2": len(certs), "registered_checks": len(registered)},
-        "exit": exit_code,
+        "counts": counts, "declarations": rows, "check_unit_counts": unit_counts, "check_units": unit_rows,
+        "statements": statements_out, "findings": findings, "failures": failures,
+        "require_checked": require_checked, "sources": src,
+        "exit": 1 if failures or (require_checked and not_full) else 0,
     }
+
+
+def audit(cert_dir: str | Path | None = None, *, lean_map: str | Path | None = None,
+          decls: str | Path | None = None, blueprint: str | Path | None = None,
+          manifest_path: str | Path | None = None, require_checked: bool = False,
+          verify: Callable[[Path], str] | None = None) -> dict:
+    """The lean-audit report on the certificates under ``cert_dir`` (None: the shipped set,
+    read through the manifest), the Lean map (default ``lean_map/``), the declaration list
+    (default: the shipped ``qkverify/data/lean_decls``) and the blueprint (a leanblueprint
+    ``.tex``; default: the shipped skeleton).  QKInputError when an input is unreadable or
+    malformed."""
+    stmts = metadata.load(lean_map)
+    decl_list = metadata.read_decls(decls)
+    if blueprint is not None:
+        bp, bp_source = read_blueprint(blueprint), str(blueprint)
+    else:
+        bp, info = load_skeleton()
+        commit = str(info.get("commit", ""))[:7]
+        bp_source = f"qkverify/data/{SKELETON_PATH.name}" + (f" (content.tex @ {commit})" if commit else "")
+    source: Source = shipped(manifest_path) if cert_dir is None else scan(cert_dir)
+    return run_lean_audit(
+        stmts, decl_list, bp, certificates=source.certificates, certificate_problems=source.problems,
+        verify=verify, require_checked=require_checked,
+        sources={"lean_map": str(lean_map) if lean_map else "lean_map/",
+                 "decls": str(decls) if decls else "qkverify/data/lean_decls", "blueprint": bp_source,
+                 "certificates": source.description, "certificate_root": str(source.root)},
+    )
 
 
 # ----------------------------------------------------------------- text output
 
 def count_lines(report: dict) -> list[str]:
-    """The three counts, first thing lean-audit and ``qkverify audit`` print."""
+    """The four counts, first thing lean-audit and ``qkverify audit`` print."""
     c = report["counts"]
     return [
-        f"checked      {c['checked']:>3} of {c['theorems']} theorems and lemmas",
+        f"checked      {c['checked']:>3} of {c['theorems']} theorems and lemmas (exact or certified)",
+        f"sampled      {c['sampled']:>3} of {c['theorems']} theorems and lemmas (empirical evidence only)",
         f"computed     {c['computed']:>3} of {c['definitions']} definitions",
         f"mapped only  {c['mapped_only']:>3} of {c['declarations']} declarations",
     ]
 
 
-def coverage_lines(report: dict) -> list[str]:
-    """Counts, then one line per statement with its checked / computed /
-    mapped-only declaration counts (the table ``make audit`` prints)."""
-    out = count_lines(report)
-    rows = [("statement", "label", "decls", "checked", "computed", "mapped")]
-    for s in report["statements"]:
-        if s["declarations"]:
-            rows.append((s["id"], s["label"], str(s["declarations"]), str(s["checked"]),
-                         str(s["computed"]), str(s["mapped_only"])))
-    out.append("")
-    out += _table(rows, right={2, 3, 4, 5})
-    rest = [s["id"] for s in report["statements"] if not s["declarations"]]
-    if rest:
-        out.append(f"  ({len(rest)} statements have no Lean declaration: {', '.join(rest)})")
-    if report.get("check_units"):
-        out.append("")
-        out += unit_count_lines(report)
+def unit_count_lines(report: dict) -> list[str]:
+    """One line on the check units without a Lean name (clustering regimes), counted apart."""
+    u = report["check_unit_counts"]
+    return [f"check units (clustering regimes, no Lean name): {u['check_units']}: {u['checked']} checked, "
+            f"{u['sampled']} sampled, {u['computed']} computed, {u['mapped_only']} mapped only"]
+
+
+def _table(rows: list[tuple[str, ...]], right: set[int] = frozenset(), width: int = WIDTH) -> list[str]:
+    """Rows within ``width`` columns (the last column cut with … when needed)."""
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    used = 2 + sum(widths[:-1]) + 2 * (len(widths) - 1)
+    widths[-1] = max(8, min(widths[-1], width - used))
+    out = []
+    for r in rows:
+        cells = [v if len(v) <= widths[i] else v[:widths[i] - 1] + "…" for i, v in enumerate(r)]
+        out.append("  " + "  ".join(v.rjust(widths[i]) if i in right else v.ljust(widths[i])
+                                    for i, v in enumerate(cells)).rstrip())
     return out
 
 
-def unit_count_lines(report: dict) -> list[str]:
-    """One line on the check units without a Lean name (clustering regimes), kept apart from the
-    Lean declarations' counts."""
-    u = report["check_unit_counts"]
-    return [f"check units without a Lean name (clustering regimes): {u['check_units']} -- {u['checked']} checked, "
-            f"{u['computed']} computed, {u['mapped_only']} mapped only"]
+def coverage_lines(report: dict) -> list[str]:
+    """The counts, then one line per statement with declarations: checked, sampled,
+    computed and mapped-only counts (within 100 columns)."""
+    out = count_lines(report)
+    rows = [("label", "decls", "chk", "smp", "cmp", "map", "statement")]
+    for s in report["statements"]:
+        if s["declarations"]:
+            rows.append((s["label"], str(s["declarations"]), str(s["checked"]), str(s["sampled"]),
+                         str(s["computed"]), str(s["mapped_only"]), s["id"]))
+    out.append("")
+    out += _table(rows, right={1, 2, 3, 4, 5})
+    rest = [s["id"] for s in report["statements"] if not s["declarations"]]
+    if rest:
+        out += _wrap(f"({len(rest)} statements have no Lean declaration: {', '.join(rest)})", "  ")
+    if report.get("check_units"):
+        out += [""] + unit_count_lines(report)
+    return out
 
 
-def _table(rows: list[tuple[str, ...]], right: set[int] = frozenset(), cap: int = 46) -> list[str]:
-    widths = [min(max(len(r[i]) for r in rows), cap) for i in range(len(rows[0]))]
-    return ["  " + "  ".join(v.rjust(widths[i]) if i in right else v.ljust(widths[i])
-                             for i, v in enumerate(r)).rstrip() for r in rows]
+def _wrap(text: str, indent: str = "", more: str = "      ") -> list[str]:
+    return textwrap.wrap(text, WIDTH, initial_indent=indent, subsequent_indent=indent + more,
+                         break_long_words=True, break_on_hyphens=False) or [indent]
 
 
 def _first_sentence(s: str) -> str:
@@ -719,39 +443,37 @@ def _first_sentence(s: str) -> str:
 
 
 def render_text(report: dict) -> str:
-    """Human-readable report: counts, the per-declaration table, findings,
-    failures and the result line."""
+    """The human-readable report within 100 columns: sources, counts, the table per
+    statement, the declarations not checked or computed (sampled, only mapped), the
+    check units, findings, failures and the result line.  ``--json`` has every row."""
     src = report["sources"]
-    head = f"lean-audit: {report['counts']['declarations']} Lean declarations in {src['lean_map_files']} lean_map files"
+    L = _wrap(f"lean-audit: {report['counts']['declarations']} Lean declarations in {src['lean_map_files']} "
+              f"lean_map files; {src['registered_checks']} registered checks")
+    L += _wrap(f"certificates: {src.get('certificates', '?')}", "  ")
     if src.get("blueprint"):
-        head += f"; blueprint {src['blueprint']} ({src['blueprint_environments']} environments)"
-    head += f"; {src['certificates_format2']} format-2 certificates, {src['registered_checks']} registered checks"
-    L = [head, ""] + count_lines(report) + [""]
-    rows = [("declaration", "kind", "status", "evidence", "certs", "blueprint", "statement", "reason")]
-    for r in report["declarations"]:
-        bp = f"{r['blueprint_number']} ({r['blueprint']})" if r["blueprint_number"] else (r["blueprint"] or "-")
-        rows.append((r["check"], r["kind"], r["status"], r["evidence"] or "-", str(r["certificates"]), bp,
-                     r["statement"], r["reason"] if len(r["reason"]) <= 60 else r["reason"][:59] + "…"))
-    L += _table(rows, right={4}, cap=40)
-
-    if report.get("check_units"):
-        L += [""] + unit_count_lines(report)
-        urows = [("check unit", "kind", "status", "evidence", "certs", "label", "statement", "reason")]
-        for r in report["check_units"]:
-            urows.append((r["check"], r["kind"], r["status"], r["evidence"] or "-", str(r["certificates"]),
-                          r["statement_label"], r["statement"],
-                          r["reason"] if len(r["reason"]) <= 60 else r["reason"][:59] + "…"))
-        L += _table(urows, right={4}, cap=40)
-
-    f = report["findings"]
+        L += _wrap(f"blueprint: {src['blueprint']}, {src['blueprint_environments']} environments", "  ")
+    L += [""] + coverage_lines(report)
 
     def section(title: str, items: list[str] | None) -> None:
         if items is None:
             return
         L.append("")
         L.append(f"{title}: {'none' if not items else len(items)}")
-        L.extend(f"  {x}" for x in items)
+        for x in items:
+            L.extend(_wrap(x, "  "))
 
+    def listing(rows: list[dict], status: str) -> list[str]:
+        return [f"{r['name']} ({r['statement_label']}): " + (
+            ", ".join(f"{k} {v}" for k, v in r["conclusions"].items()) if status == "sampled" else r["reason"])
+            for r in rows if r["status"] == status]
+
+    section("Sampled, not checked (empirical evidence only)", listing(report["declarations"], "sampled"))
+    section("Only mapped", listing(report["declarations"], "mapped only"))
+    units = report.get("check_units") or []
+    section("Check units sampled", listing(units, "sampled"))
+    section("Check units only mapped", listing(units, "mapped only"))
+
+    f = report["findings"]
     nums = []
     for n in f["numbering"]:
         who = "seed" if n["against"] == "seed" else f"blueprint ({n['blueprint_label']})"
@@ -772,18 +494,21 @@ def render_text(report: dict) -> str:
         section("Blueprint \\uses{} of unknown labels",
                 [f"{x['statement']}: {', '.join(x['unknown'])}" for x in f["unknown_uses"]])
         section("Blueprint statements with \\lean{} but no \\leanok", f["not_leanok"])
-    section("Declarations whose lean_map status is out of date",
-            [f"{x['name']}: lean_map says '{x['claimed']}', derived '{x['derived']}'" for x in f["stale_status"]])
-    section("Registry cross-check (statement level)", f["registry"])
-    section("Empirical evidence against (sampled trends; not failures)", f.get("sampled_against"))
+    section("Sampled evidence against (not failures)", f.get("sampled_against"))
     section("FAILURES", report["failures"])
     L.append("")
+    L += _wrap(result_line(report))
+    return "\n".join(L)
+
+
+def result_line(report: dict) -> str:
+    """``Result: …``: FAILED with the number of failures (or what --require-checked
+    found), else the four counts."""
     c = report["counts"]
     if report["failures"]:
-        L.append(f"Result: FAILED ({len(report['failures'])} failure(s)).")
-    elif report["require_checked"] and c["mapped_only"]:
-        L.append(f"Result: FAILED (--require-checked: {c['mapped_only']} declaration(s) only mapped).")
-    else:
-        L.append(f"Result: nothing fails; {c['checked']} checked, {c['computed']} computed, "
-                 f"{c['mapped_only']} only mapped.")
-    return "\n".join(L)
+        return f"Result: FAILED ({len(report['failures'])} failure(s))."
+    if report["require_checked"] and (c["sampled"] or c["mapped_only"]):
+        return (f"Result: FAILED (--require-checked: {c['sampled']} theorem(s) only sampled, "
+                f"{c['mapped_only']} declaration(s) only mapped).")
+    return (f"Result: nothing fails; {c['checked']} checked, {c['sampled']} sampled, {c['computed']} computed, "
+            f"{c['mapped_only']} only mapped.")

@@ -1,7 +1,7 @@
 """The audit: every statement, declaration by declaration, on the built-in suite
-(:mod:`.suite`), its format-2 certificates, the lean_map cross-check and the
-coverage of the 177 Lean declarations; the default model's heads are run by the
-audit command."""
+(:mod:`.suite`), its certificates, the Lean map against the registered checks
+and the coverage of the 177 Lean declarations (:mod:`.lean_audit`); the default
+model's heads are run by the audit command."""
 
 from __future__ import annotations
 
@@ -10,9 +10,8 @@ from typing import Callable
 from pathlib import Path
 
 from .. import certificates
-from ..claims.registry import all_claims
 from ..errors import CertificateExists
-from . import lean_audit, leanmap
+from . import lean_audit
 
 
 @dataclass
@@ -75,23 +74,24 @@ def run_statements(out_dir: Path, force: bool = False, write: bool = True,
 
 
 def lean_map_problems() -> list[str]:
-    """Registered claims without a lean_map entry and the reverse, plus
-    hypothesis-name / label / declaration mismatches (qkverify.leanmap)."""
-    entries = leanmap.load_lean_map()
-    claims = all_claims()
-    ids = {c.id for c in claims} | {st.id for st in statements_with_checks()}
-    return leanmap.consistency(ids, entries) + leanmap.registry_problems(claims, entries)
+    """The Lean map against the registered checks: a registered check that no
+    ``[[decl]]`` names, a predicate id of a checked declaration with no registered
+    decision, a public declaration no ``[[decl]]`` maps (or the reverse).  Empty when
+    they agree; QKInputError when the map is malformed."""
+    from ..claims import metadata
+    from ..claims.registry import registered_check_ids, registered_predicates
+
+    stmts = metadata.load()
+    decls = metadata.declarations(stmts) + metadata.declarations(stmts, units=True)
+    return (lean_audit.registry_failures(decls, set(registered_check_ids()), set(registered_predicates()))
+            + lean_audit.coverage_failures(metadata.declarations(stmts), metadata.read_decls()))
 
 
 def lean_coverage(cert_dir: Path | None = None) -> dict:
-    """The lean-audit report (:func:`qkverify.audit.lean_audit.run_lean_audit`)
-    on the shipped lean_map, declaration list and blueprint skeleton, and the
-    certificates under ``cert_dir`` (None: the shipped ones): per Lean
-    declaration checked / computed / mapped only; ``report["exit"]`` is 1 when
-    something fails."""
-    stmts, _ = lean_audit.load_skeleton()
-    kw = {}
-    if cert_dir is not None:
-        found, problems = lean_audit.scan_certificates(cert_dir)
-        kw = {"certificates": found, "certificate_problems": problems}
-    return lean_audit.run_lean_audit(leanmap.load_lean_map(), leanmap.read_decls(), stmts, **kw)
+    """The lean-audit report (:func:`qkverify.audit.lean_audit.audit`) on the shipped
+    lean_map, declaration list and blueprint skeleton, and the certificates under
+    ``cert_dir`` -- None: the shipped set, read through the manifest in the package
+    (files a user adds under ``certificates/`` change nothing).  Per Lean declaration
+    checked / sampled / computed / mapped only; ``report["exit"]`` is 1 when something
+    fails."""
+    return lean_audit.audit(cert_dir)

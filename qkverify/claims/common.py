@@ -7,7 +7,7 @@ from flint import fmpq, fmpq_mat
 from ..exact.inertia import Inertia, inertia_charpoly, inertia_ldlt
 from ..exact.matrix import frob_sq
 from ..exact.rational import fmpq_str
-from .registry import Result, predicate
+from .registry import predicate
 
 
 def q(x) -> str:
@@ -27,18 +27,6 @@ def inertia_both(X: fmpq_mat, name: str, use_ldlt: bool = True) -> tuple[Inertia
             raise ArithmeticError(f"inertia methods disagree on {name}: {a.triple()} vs {b.triple()}")
         ws.append(dict(b.witness, matrix=name, inertia=b.to_json()))
     return a, ws
-
-
-def result(ok: bool, evidence: str, witnesses: list[dict], values: dict, reason_fail: str = "", convention=None) -> Result:
-    """Result with verdict holds/fails from ``ok``; the reason is kept only for a failure."""
-    return Result(
-        "holds" if ok else "fails",
-        evidence,
-        {"witnesses": witnesses},
-        values,
-        convention,
-        "" if ok else reason_fail,
-    )
 
 
 # hypotheses used by several sections ---------------------------------------

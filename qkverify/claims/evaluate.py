@@ -4,7 +4,9 @@ For each Lean declaration of the statement (lean_map order) that has a
 registered check for the input's kind: decide each of ITS hypotheses (Lean
 binders, by their predicate), skip it when one fails (unless that binder is
 dropped, as the hypothesis probes do), else run its check.  The records and
-the witnesses the checks asked for make a format-2 certificate."""
+the witnesses the checks asked for make a format-3 certificate (docs/CERTIFICATES.md): a
+theorem's record concludes holds / fails / undecided, or consistent / inconsistent on
+empirical evidence; a definition's record is computed, with its value."""
 
 from __future__ import annotations
 
@@ -17,6 +19,32 @@ from . import metadata
 from .registry import DeclResult, NotApplicable, Subject, Undecided, _DECL_CHECKS, _ensure_loaded, _PREDICATES
 
 EVIDENCE_ORDER = ("exact", "certified", "empirical")
+#: a statement's verdict is the weakest of its records (a definition's ``computed`` counts as holds)
+PRECEDENCE = ("fails", "undecided", "inconsistent", "consistent", "holds")
+#: conclusions that are not a failure of the declaration
+GOOD = ("holds", "computed", "consistent")
+
+
+def verdict_of(conclusions: list[str]) -> str:
+    """fails > undecided > inconsistent > consistent > holds (definitions only: holds)."""
+    cs = ["holds" if c == "computed" else c for c in conclusions]
+    return next((v for v in PRECEDENCE if v in cs), "holds")
+
+
+def sample_of(inp: dict) -> dict | None:
+    """What an empirical conclusion on this input rests on (the record's ``sample``): the
+    statistic, its confidence 1 − δ, and where the seed comes from."""
+    if inp.get("kind") == "law" and inp.get("monte_carlo"):
+        from flint import fmpq
+
+        from ..exact.rational import fmpq_str, parse_rational
+
+        delta = parse_rational(inp["monte_carlo"]["delta"])
+        return {"statistic": "hoeffding_interval", "confidence": fmpq_str(fmpq(1) - delta),
+                "seed": "input.monte_carlo.seed"}
+    if inp.get("kind") == "lobes":
+        return {"statistic": "loglog_slope", "seed": "input.seed"}
+    return None
 
 
 @dataclass
@@ -29,17 +57,33 @@ class DeclRecord:
     result: DeclResult
 
     @property
-    def conclusion(self) -> str:
-        c = self.result.conclusion
-        return "undecided" if c is None else ("holds" if c else "fails")
+    def is_definition(self) -> bool:
+        return self.meta.kind in ("def", "structure")
 
-    def to_json(self) -> dict:
+    @property
+    def conclusion(self) -> str:
+        """holds / fails / undecided; consistent / inconsistent on empirical evidence; computed
+        for a definition whose value agrees with its defining lemmas (else undecided)."""
+        c = self.result.conclusion
+        if self.is_definition:
+            return "computed" if c and self.result.value is not None else "undecided"
+        if c is None:
+            return "undecided"
+        if self.result.evidence == "empirical":
+            return "consistent" if c else "inconsistent"
+        return "holds" if c else "fails"
+
+    def to_json(self, inp: dict | None = None) -> dict:
         out: dict[str, Any] = {"name": self.meta.name, "check": self.meta.check, "hypotheses": self.hypotheses,
                                "conclusion": self.conclusion, "evidence": self.result.evidence}
         if self.dropped:
             out["dropped"] = list(self.dropped)
         if self.result.value is not None:
             out["value"] = self.result.value
+        if self.result.evidence == "empirical" and self.conclusion != "undecided" and inp is not None:
+            smp = sample_of(inp)
+            if smp is not None:
+                out["sample"] = smp
         return out
 
 
@@ -55,23 +99,23 @@ class StatementRun:
 
     @property
     def verdict(self) -> str:
-        cs = [r.conclusion for r in self.records]
-        return "fails" if "fails" in cs else ("undecided" if "undecided" in cs else "holds")
+        return verdict_of([r.conclusion for r in self.records])
 
     @property
     def evidence(self) -> str:
         return max((r.result.evidence for r in self.records), key=EVIDENCE_ORDER.index, default="exact")
 
     def failures(self) -> list[DeclRecord]:
-        return [r for r in self.records if r.conclusion != "holds"]
+        return [r for r in self.records if r.conclusion not in GOOD]
 
     def certificate(self, display: dict | None = None) -> dict:
-        """The format-2 certificate of this run (witnesses sorted by kind and subject)."""
+        """The format-3 certificate of this run (witnesses sorted by kind and subject)."""
         ws = [self.subject.witnesses[k] for k in sorted(self.used, key=lambda k: (k[0], str(k[1])))]
         disp = {"label": self.statement.label, "statement": self.statement.text}
         disp.update(display or {})
-        return certificates.build(self.statement.id, self.subject.inp.to_json2(), ws,
-                                   [r.to_json() for r in self.records], self.verdict, self.evidence, disp)
+        inp = self.subject.inp.to_json2()
+        return certificates.build(self.statement.id, inp, ws, [r.to_json(inp) for r in self.records], self.verdict,
+                                   self.evidence, disp)
 
 
 def show_value(v: dict | None, limit: int = 60) -> str:

@@ -15,7 +15,7 @@ from ._util import echo, print_json
 NAME = "check"
 HELP = "check one claim (Lean id or blueprint label) on an input file and write a certificate"
 
-EXIT = {"holds": 0, "fails": 1, "undecided": 3}
+EXIT = {"holds": 0, "consistent": 0, "inconsistent": 0, "fails": 1, "undecided": 3}
 
 
 def add_arguments(p) -> None:

@@ -39,12 +39,20 @@ def add_arguments(p) -> None:
     p.add_argument("--out", default=None, help="output folder (default ./qkverify-out/compare)")
     p.add_argument("--jobs", type=int, default=1, help="worker processes when certifying --model (default 1)")
     p.add_argument("--pre-norm-qk", action="store_true", help="as for `heads`: analyse W_Kᵀ W_Q before q/k norms")
+    p.add_argument("--pre-softcap", action="store_true",
+                   help="as for `heads`: accept soft-capped attention logits (Gemma 2), analyse the bilinear form inside")
+    p.add_argument("--layout", metavar="FILE", default=None,
+                   help="as for `heads`: a layout file for a checkpoint qkverify has no layout for")
+    p.add_argument("--n-heads", type=int, default=None, help="as for `heads`: head count without config.json")
+    p.add_argument("--n-kv-heads", type=int, default=None, help="as for `heads`: KV head count without config.json")
     p.add_argument("--safety", type=float, default=None,
                    help="safety factor σ of the error model (default 2; see README 'compare')")
     p.add_argument("--cut", type=float, default=None, help="the pipeline's relative eigenvalue cut (default 1e-9; "
                                                           "older scripts 1e-7)")
     p.add_argument("--no-report", action="store_true", help="skip report.html")
     p.add_argument("--quiet", action="store_true", help="summary only, no progress bar")
+    p.add_argument("--json", action="store_true",
+                   help="one JSON document on standard output (the error model, the summary, compare.csv's rows)")
 
 
 def _error_model(args):
@@ -76,7 +84,7 @@ def _pick_table_model(models: list[str], wanted: str | None, certified_name: str
 
 def run(args) -> int:
     """Audit the table; see the module docstring for the exit status."""
-    from ..compare import audit, report_section, summary_lines, write_csv
+    from ..compare import audit, json_doc, report_section, summary_lines, write_csv
     from ..compare.table import read_table
     from ..io.outputs import probe_output_dir
 
@@ -104,17 +112,18 @@ def run(args) -> int:
             check_readable(args.model)
             from ..models import load_model
 
-            model = load_model(args.model, pre_norm_qk=args.pre_norm_qk)
+            model = load_model(args.model, args.n_heads, args.n_kv_heads, pre_norm_qk=args.pre_norm_qk,
+                               pre_softcap=args.pre_softcap, layout=args.layout)
             table_model = _pick_table_model(models, args.table_model, model.name)
             # certify the layers of the joined rows only
             layers = sorted({r["layer"] for r in rows if r["model"] == table_model})
             from tqdm import tqdm
 
-            bar = tqdm(total=model.n_heads * len(layers), unit="head", disable=args.quiet or None,
+            bar = tqdm(total=model.n_heads * len(layers), unit="head", disable=args.quiet or args.json or None,
                        file=sys.stderr, desc=f"certifying {model.name}"[:30])
             try:
                 name, certified = certify_model(args.model, layers, args.jobs, args.pre_norm_qk, bar.update,
-                                                model=model)
+                                                model=model, n_heads=args.n_heads, n_kv_heads=args.n_kv_heads)
             finally:
                 bar.close()
             prefix, certs = "", False
@@ -138,8 +147,9 @@ def run(args) -> int:
                            f"{C_QR:g}·N·u64·κ {'≤' if ok else '>'} (σ − 1)·u32"
                            + ("" if ok else ": the error model's assumption fails, raise --safety"))
     write_csv(a, out / "compare.csv")
-    for line in summary_lines(a):
-        print(line)
+    if not args.json:
+        for line in summary_lines(a):
+            print(line)
     wrote = [f"{out}/compare.csv"]
     if not args.no_report:
         from ..heads.report import write_report
@@ -147,5 +157,12 @@ def run(args) -> int:
         title = f"compare {Path(args.table).name}" + (f" with {name}" if name else "")
         write_report(out / "report.html", report_models, title, report_section(a))
         wrote.append("report.html")
-    print("wrote " + ", ".join(wrote))
-    return 1 if a.contradicts else 0
+    code = 1 if a.contradicts else 0
+    if args.json:
+        from ._util import print_json
+
+        print_json({**json_doc(a), "table": str(args.table),
+                    "wrote": [str(out / Path(w).name) for w in wrote], "exit": code})
+    else:
+        print("wrote " + ", ".join(wrote))
+    return code

@@ -67,4 +67,4 @@ def run(args) -> int:
              + ", ".join(_ball(x) for x in outs["head_output_extra_coordinate"]))
         if path:
             echo(f"certificate: {path}")
-    return {"holds": 0, "fails": 1, "undecided": 3}[run_.verdict]
+    return {"holds": 0, "consistent": 0, "inconsistent": 0, "fails": 1, "undecided": 3}[run_.verdict]

@@ -60,8 +60,9 @@ def _forms(args) -> int:
             raise
     paths = _write(runs, args.out, "stdin" if args.target == "-" else Path(args.target).stem, args.force)
     recs = [r for run in runs for r in run.records]
-    verdict = "fails" if any(r.conclusion == "fails" for r in recs) else (
-        "undecided" if any(r.conclusion == "undecided" for r in recs) else "holds")
+    from ..claims.evaluate import verdict_of
+
+    verdict = verdict_of([r.conclusion for r in recs])
     if args.json:
         print_json({"target": args.target, "verdict": verdict, "declarations": [r.to_json() for r in recs],
                     "certificates": paths})
@@ -71,7 +72,7 @@ def _forms(args) -> int:
             extra = f" (value: {str(v['bool']).lower()})" if v and "bool" in v else ""
             print(f"  {r.meta.check}: {r.conclusion} [{r.result.evidence}]{extra}")
         print(f"{args.target}: {verdict}" + (f"; certificates in {args.out}/" if paths else ""))
-    return {"holds": 0, "fails": 1, "undecided": 3}[verdict]
+    return {"holds": 0, "consistent": 0, "inconsistent": 0, "fails": 1, "undecided": 3}[verdict]
 
 
 def run(args) -> int:

@@ -117,9 +117,8 @@ def _num(x):
     return x
 
 
-def csv_text(a: Audit) -> str:
-    """The per-row CSV: key columns, the row's verdicts, then per check its
-    status and residual, per judged item its status, and the notes."""
+def _table(a: Audit) -> tuple[list[str], list[list]]:
+    """The per-row table (column names, rows of raw values) of :func:`csv_text` and :func:`json_doc`."""
     cols = ["model", "layer", "head", "dim", "verdict"]
     joined = a.joined is not None
     if joined:
@@ -129,23 +128,46 @@ def csv_text(a: Audit) -> str:
     if joined:
         cols += [f"model_{it}" for it in JUDGED] + ["kappa", "certificate"]
     cols += ["findings"]
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(cols)
+    out = []
     for r in a.rows:
         line = [r["model"], r["layer"], r["head"], r["dim"], r["verdict"]]
         if joined:
             line.append(r.get("model_verdict", ""))
         for c in CHECKS:
             st, res, _ = r["checks"][c]
-            line += [st, _num(res)]
+            line += [st, res]
         if joined:
             j = r.get("judged") or {}
             line += [j.get(it, ("", ""))[0] for it in JUDGED]
-            line += [_num(r.get("kappa")), r.get("certificate", "")]
+            line += [r.get("kappa"), r.get("certificate", "")]
         line.append(findings(r))
-        w.writerow(line)
+        out.append(line)
+    return cols, out
+
+
+def csv_text(a: Audit) -> str:
+    """The per-row CSV: key columns, the row's verdicts, then per check its
+    status and residual, per judged item its status, and the notes."""
+    cols, lines = _table(a)
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(cols)
+    for line in lines:
+        w.writerow([_num(x) for x in line])
     return buf.getvalue()
+
+
+def json_doc(a: Audit) -> dict:
+    """``qkverify compare --json``: the error model, the summary per model and the rows of
+    compare.csv (the same columns; numbers as numbers, an empty residual as null)."""
+    cols, lines = _table(a)
+
+    def val(x):
+        return None if x is None or (isinstance(x, float) and math.isnan(x)) else x
+
+    return {"error_model": a.error_model.describe(), "joined": a.joined, "certified_name": a.certified_name,
+            "summary": a.summary(), "notes": list(a.notes), "missing": [list(k) for k in a.missing],
+            "contradicts": a.contradicts, "rows": [dict(zip(cols, map(val, line))) for line in lines]}
 
 
 def findings(r: dict) -> str:

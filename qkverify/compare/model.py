@@ -85,12 +85,23 @@ def _head_from_row(row: dict, eig: list, cert: str = "") -> CertifiedHead:
                          extra={"row": row})
 
 
-def cells_bounds(cells: list, grid_exponent: int) -> list[tuple[fmpq, fmpq]]:
+#: the largest binary exponent of a cell read from a heads folder (the cells of float weights stay
+#: within a few thousand; flint aborts the process on powers far beyond)
+MAX_CELL_EXPONENT = 100_000
+
+
+def cells_bounds(cells: list, grid_exponent: int, max_count: int | None = None) -> list[tuple[fmpq, fmpq]]:
     """Decreasing closed intervals from a ``cells`` witness ([k, r, count]
-    ascending: count eigenvalues in [k·2^(g−r), (k+1)·2^(g−r)))."""
+    ascending: count eigenvalues in [k·2^(g−r), (k+1)·2^(g−r))).  Raises
+    ValueError for a cell exponent beyond :data:`MAX_CELL_EXPONENT` or, with
+    ``max_count``, more eigenvalues than that."""
     out = []
+    total = 0
     for k, r, cnt in reversed(cells):
         e = grid_exponent - r
+        total += int(cnt)
+        if abs(e) > MAX_CELL_EXPONENT or int(cnt) < 0 or (max_count is not None and total > max_count):
+            raise ValueError("cell out of range")
         w = fmpq(2) ** e if e >= 0 else fmpq(1, 2 ** (-e))
         out.extend([(fmpq(k) * w, fmpq(k + 1) * w)] * int(cnt))
     return out
@@ -99,31 +110,52 @@ def cells_bounds(cells: list, grid_exponent: int) -> list[tuple[fmpq, fmpq]]:
 def read_heads_dir(path: str | Path) -> tuple[str, dict]:
     """(model name, {(layer, head): CertifiedHead}) from a folder written by
     ``qkverify heads`` (heads.json + LxxHyy.json certificates).  Raises
-    QKInputError when heads.json or a certificate is missing/unreadable."""
+    QKInputError when heads.json or a certificate is missing, unreadable or
+    not in the shape ``heads`` writes (a cells witness with more eigenvalues
+    than 2·d_head or exponents beyond :data:`MAX_CELL_EXPONENT`)."""
     d = Path(path)
     try:
         doc = json.loads((d / "heads.json").read_text(encoding="utf-8"))
     except (OSError, ValueError) as err:
         raise QKInputError(f"{d}: no readable heads.json ({err.__class__.__name__}); run qkverify heads first") from None
+    rows = doc.get("rows") if isinstance(doc, dict) else None
+    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+        raise QKInputError(f"{d}/heads.json: not the table `qkverify heads` writes (an object whose rows are objects)")
     out = {}
-    for row in doc.get("rows", []):
-        cp = d / f"L{int(row['layer']):02d}H{int(row['head']):02d}.json"
+    for k, row in enumerate(rows):
+        # heads.json names the sizes d_model, d_head (the output vocabulary); the rows in memory N, n
+        row = {**row, **{short: row[name] for name, short in (("d_model", "N"), ("d_head", "n")) if name in row}}
+        try:
+            layer, head, n = int(row["layer"]), int(row["head"]), int(row["n"])
+            if min(layer, head, n) < 0:
+                raise ValueError
+        except (KeyError, ValueError, TypeError):
+            raise QKInputError(f"{d}/heads.json: row {k} has no integer layer, head and d_head") from None
+        cp = d / f"L{layer:02d}H{head:02d}.json"
         try:
             cert = json.loads(cp.read_text(encoding="utf-8"))
             w = next(w for w in cert["witnesses"] if w.get("kind") == "cells")
-            eig = cells_bounds(w["cells"], int(w["grid_exponent"]))
-        except (OSError, ValueError, KeyError, StopIteration, TypeError):
+            eig = cells_bounds(w["cells"], int(w["grid_exponent"]), 2 * n)
+        except (OSError, ValueError, KeyError, StopIteration, TypeError, AttributeError):
             raise QKInputError(f"{cp}: no readable certificate with a cells witness (heads --no-certificates?)") from None
-        out[(int(row["layer"]), int(row["head"]))] = _head_from_row(row, eig, cp.name)
-    return str(doc.get("model", {}).get("name") or d.name), out
+        try:
+            out[(layer, head)] = _head_from_row(row, eig, cp.name)
+        except (KeyError, ValueError, TypeError):
+            raise QKInputError(f"{d}/heads.json: row {k} (layer {layer}, head {head}) is not a row `qkverify heads` "
+                               "writes") from None
+    model = doc.get("model")
+    return str((model.get("name") if isinstance(model, dict) else None) or d.name), out
 
 
 def certify_model(spec: str, layers: list[int], jobs: int = 1, pre_norm_qk: bool = False,
-                  progress=None, model=None) -> tuple[str, dict]:
+                  progress=None, model=None, n_heads: int | None = None, n_kv_heads: int | None = None,
+                  options: tuple = ()) -> tuple[str, dict]:
     """(model name, {(layer, head): CertifiedHead}) by certifying every head
     of ``layers`` of the model ``spec`` (the ``heads`` machinery; no
     certificate is written, the exact cross-check routes are skipped).
-    ``model``: the model already loaded from ``spec`` (else it is loaded);
+    ``model``: the model already loaded from ``spec`` (else it is loaded with ``n_heads``,
+    ``n_kv_heads`` and the loader ``options``, e.g. ``(("layout", path), ("pre_softcap", True))``;
+    a loaded model's own options are what worker processes reopen it with);
     ``progress(k)`` is called as heads finish.  Also sets each head's κ =
     ‖W_K‖_F‖W_Q‖_F/‖L‖_F (the float64 stage 1 of the error model)."""
     import numpy as np
@@ -132,11 +164,12 @@ def certify_model(spec: str, layers: list[int], jobs: int = 1, pre_norm_qk: bool
     from ..models import load_model
 
     if model is None:
-        model = load_model(spec, pre_norm_qk=pre_norm_qk)
+        model = load_model(spec, n_heads, n_kv_heads, pre_norm_qk=pre_norm_qk, **dict(options))
     bad = [l for l in layers if not 0 <= l < model.n_layers]
     if bad:
         raise QKInputError(f"the table has layer {bad[0]}, {model.name} has layers 0..{model.n_layers - 1}")
-    ref = ModelRef(str(model.path), model.sha256, None, None, model.name, pre_norm_qk)
+    ref = ModelRef(str(model.path), model.sha256, n_heads, n_kv_heads, model.name, pre_norm_qk,
+                   tuple(sorted(model.options.items())))
     register(ref, model)
     cfg = RunConfig(exact_signature="none", direct="none")
     out: dict = {}
@@ -294,8 +327,12 @@ def judge_row(row: dict, h: CertifiedHead, em: ErrorModel) -> dict:
             out[f"face_{k}"] = (AGREE, "") if robust else (
                 LUCK, f"certified {name}, but its margin is ≤ 2δ: the table's answer is right by luck")
         else:
+            # a robust face decides the pipeline's answer: every computed signed ũ_j < 0 (so the
+            # table's value is 0.0), resp. some ũ_j > 0 (so it is > 0) -- crossing it is beyond the model
             iv = getattr(h, k)
-            if ex:
+            if robust:
+                ok = False
+            elif ex:
                 ok = x <= em.resolution(m) + em.err_cd(0.0, m)
             else:
                 ok = iv is not None and iv[0] <= _frac(R)

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import csv
 import math
+import re
 from pathlib import Path
 
 from ..errors import QKInputError
@@ -40,6 +41,12 @@ REQUIRED = ["model", "layer", "head", "dim", "a", "b", "c", "d"]
 INT_COLUMNS = {"layer", "head", "kv_head", "dim", "n_pos", "n_neg", "n_zero"}
 #: a table larger than this many rows is refused (one line), not read into memory
 MAX_ROWS = 2_000_000
+#: the largest ``dim`` read (2·d_head of any model is far below it; beyond it the error model's
+#: tolerances exceed 1 and its squares overflow)
+MAX_DIM = 2 ** 20
+#: a decimal number as table writers spell it (pandas' to_csv, Python's repr); Python's float()
+#: also takes '1_000' and non-ASCII digits, which no table writer produces
+DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?(?:inf|infinity)", re.I)
 
 
 def _num(text: str, col: str, where: str, integer: bool):
@@ -49,14 +56,21 @@ def _num(text: str, col: str, where: str, integer: bool):
             raise QKInputError(f"{where}: column {col} is empty")
         return math.nan
     try:
+        if not DECIMAL.fullmatch(t):
+            raise ValueError
         if integer:
             v = float(t)
             if not v.is_integer():
                 raise ValueError
-            return int(v)
-        v = float(t)
+            v = int(v)
+        else:
+            v = float(t)
     except ValueError:
         raise QKInputError(f"{where}: column {col} is not a number: {text[:40]!r}") from None
+    if integer:
+        if v < 0:          # layer, head, kv_head, dim and the counts are natural numbers
+            raise QKInputError(f"{where}: column {col} = {v} is negative")
+        return v
     if math.isinf(v):
         raise QKInputError(f"{where}: column {col} is infinite")
     return v
@@ -69,8 +83,9 @@ def read_table(path: str | Path) -> tuple[list[dict], list[str]]:
     ``_line`` (its line number in the file).
 
     Raises QKInputError (exit 2, one line) for an unreadable file, a missing
-    required column (:data:`REQUIRED`), a malformed number, a duplicate
-    (model, layer, head) or more than :data:`MAX_ROWS` rows.
+    required column (:data:`REQUIRED`) or an empty cell in one, a malformed
+    number (a negative integer column, a dim outside 1..:data:`MAX_DIM`), a
+    duplicate (model, layer, head) or more than :data:`MAX_ROWS` rows.
     """
     p = Path(path)
     try:
@@ -105,12 +120,17 @@ def read_table(path: str | Path) -> tuple[list[dict], list[str]]:
                     if col not in AUTHORS_COLUMNS:
                         continue
                     row[col] = text.strip() if col == "model" else _num(text, col, where, col in INT_COLUMNS)
+                for col in REQUIRED:       # nothing can be checked on a row without them
+                    v = row[col]
+                    if v == "" or (isinstance(v, float) and math.isnan(v)):
+                        raise QKInputError(f"{where}: column {col} is empty")
                 key = (row["model"], row["layer"], row["head"])
                 if key in seen:
                     raise QKInputError(f"{where}: model {key[0]} layer {key[1]} head {key[2]} already on line {seen[key]}")
                 seen[key] = k
-                if row["dim"] < 1:
-                    raise QKInputError(f"{where}: dim must be positive")
+                if not 1 <= row["dim"] <= MAX_DIM:
+                    raise QKInputError(f"{where}: column dim = {row['dim']} is not the size of a head's restricted "
+                                       f"form (1..{MAX_DIM})")
                 rows.append(row)
         except UnicodeDecodeError:
             raise QKInputError(f"{p}: not UTF-8 text") from None

@@ -17,6 +17,7 @@ Everything in them is a function of the exact weights (the cells are determinist
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -116,9 +117,16 @@ def path_hints(source: dict, weights_dir: Path | str | None, cert_dir: Path | st
     out = {}
     for t in source.get("tensors", []):
         name = t.get("file", source.get("file", ""))
-        if name:
-            out[name] = Path(os.path.relpath(wd / name, Path(cert_dir).resolve())).as_posix()
+        hint = Path(os.path.relpath(wd / name, Path(cert_dir).resolve())).as_posix() if name else ""
+        # a path the schema cannot hold (a backslash or control character in a folder's name, over
+        # 1024 characters) gets no hint: the hint is optional, the certificate must stay valid
+        if hint and _HINT.fullmatch(hint):
+            out[name] = hint
     return out
+
+
+#: what the schema's ``path_hint`` admits: relative, no backslash or control character, ≤ 1024
+_HINT = re.compile(r"[^/\\\x00-\x1f][^\\\x00-\x1f]{0,1023}")
 
 
 #: the head's statements and the suffix of their certificate files (L00H00.json, L00H00.profile.json)

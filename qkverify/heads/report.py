@@ -1,6 +1,7 @@
 """``report.html``: every certified head of one or more models in the browser.
 
-One self-contained page (plotly's script embedded, no network needed):
+One self-contained page (plotly's script embedded, no network needed; plotly.js's
+"Share chart" button, which uploads the data to Plotly Cloud, is switched off):
 
 * every head on the simplex of its profile -- (b, c, d)/(1 − a), the profile
   of S (Lemma 4), in a ternary plot with corners b (α = β), c (S ⪰ 0) and
@@ -9,6 +10,10 @@ One self-contained page (plotly's script embedded, no network needed):
 * the marker's shape says what was decided exactly: a face c = 0, d = 0
   (both: α = β), b = 0, or an order α_j vs β_j left undecided (then c and d
   have no certified value and the point is placed by the float64 figures);
+  markers are not clipped by the triangle (heads on a corner or an edge are
+  the exactly decided ones); a head with L = 0 has no point (Lean's
+  π(0) = (0, 0, 0, 0) is not on the simplex): it is counted, said so, and
+  listed in the table with its exact zeros;
 * hovering shows layer, head, kv_head, a (exact), b, c, d with their
   evidence (exact 0 on a decided face, else the certified interval), the
   signature, and the float64 pipeline's figures beside them; clicking opens
@@ -72,7 +77,10 @@ def model_data(rows: list[dict], name: str, N: int, n: int, cert_prefix: str = "
             cols[k].append(_f(r.get(k)))
             cols[f"{k}_lo"].append(str(r.get(f"{k}_lo") or ""))
             cols[f"{k}_hi"].append(str(r.get(f"{k}_hi") or ""))
-        cols["faces"].append(_face(r.get("face_b0")) + _face(r.get("face_c0")) + _face(r.get("face_d0")))
+        # L = 0 (the producer gives no a): Lean's π(0) = (0, 0, 0, 0) (x/0 = 0), no point on the simplex
+        zero = r.get("a_exact") in (None, "") and r.get("a") in (None, "")
+        cols["faces"].append("ZZZ" if zero else
+                             _face(r.get("face_b0")) + _face(r.get("face_c0")) + _face(r.get("face_d0")))
         cols["n_pos"].append(r.get("n_pos"))
         cols["n_neg"].append(r.get("n_neg"))
         for k in "abcd":
@@ -204,7 +212,8 @@ function esc(s){return String(s).replace(/&/g,"&amp;").replace(/</g,"&lt;").repl
 function fmt(x,k){ if(x===null||x===undefined||x==="") return "—"; return Number(x).toPrecision(k||6).replace(/(\.\d*?)0+(e|$)/,"$1$2").replace(/\.(e|$)/,"$1"); }
 function certHref(M,i){ if(!M.certificates) return null; var c=M.cols; var p=function(v){return (v<10?"0":"")+v;};
   return M.cert_prefix+"L"+p(c.layer[i])+"H"+p(c.head[i])+".json"; }
-function category(f){ // f = faces "b c d": T/F/?/-
+function category(f){ // f = faces "b c d": T/F/?/-, or "ZZZ" for L = 0
+  if(f[0]==="Z") return "zero";
   if(f[1]==="?"||f[2]==="?") return "undecided";
   if(f[0]==="T") return "b0"; if(f[1]==="T"&&f[2]==="T") return "cd0";
   if(f[1]==="T") return "c0"; if(f[2]==="T") return "d0"; return "none"; }
@@ -215,6 +224,8 @@ var CATS = [
   ["cd0","star","c = d = 0 exactly (α = β)"],
   ["b0","triangle-up","b = 0 exactly (S semidefinite)"],
   ["undecided","x-open","order α_j vs β_j undecided (placed by float64)"]];
+//: L = 0: π(0) = (0, 0, 0, 0) by Lean's x/0 = 0 -- not a point of the simplex, so not drawn (listed in the table)
+var ZERO_NOTE = "L = 0: π(0) = (0, 0, 0, 0) exactly (Lean's x/0 = 0), not on the simplex";
 function coord(M,i){ var c=M.cols, a=c.a[i];
   var b=c.b[i], cc=c.c[i], d=c.d[i], fl=false;
   if(cc===null||d===null||b===null){ b=c.f_b[i]; cc=c.f_c[i]; d=c.f_d[i]; fl=true; }
@@ -249,6 +260,7 @@ function zoom(traces){ // the smallest sub-triangle holding every head, with a m
   return f; }
 function draw(){
   var M=D.models[state.m], idx=selected(M), base=M.baseline;
+  var zeros=idx.filter(function(i){return category(M.cols.faces[i])==="zero";}).length;
   var half=1e-3; M.cols.a.forEach(function(a){ if(a!==null) half=Math.max(half,Math.abs(a-base)); }); half*=1.05;
   var traces=[], first=true;
   CATS.forEach(function(cat){
@@ -256,7 +268,7 @@ function draw(){
     if(!ids.length) return;
     var A=[],B=[],C=[],col=[],txt=[];
     ids.forEach(function(i){ var p=coord(M,i); A.push(p[0]);B.push(p[1]);C.push(p[2]); col.push(M.cols.a[i]); txt.push(hover(M,i)); });
-    traces.push({type:"scatterternary",mode:"markers",name:cat[2],a:A,b:B,c:C,text:txt,customdata:ids,
+    traces.push({type:"scatterternary",mode:"markers",name:cat[2],a:A,b:B,c:C,text:txt,customdata:ids,cliponaxis:false,
       hovertemplate:"%{text}<extra></extra>",
       marker:{symbol:cat[1],size:cat[0]==="none"?8:11,color:col,colorscale:"RdBu",cmin:base-half,cmax:base+half,
         line:{width:cat[1]==="x-open"?1.6:0.6,color:"#222"},
@@ -269,13 +281,15 @@ function draw(){
       baxis:{title:{text:"b  (α = β)"},min:fit?fit[1]:0,linecolor:"#777",gridcolor:"#eee"},
       caxis:{title:{text:"c  (S ⪰ 0)"},min:fit?fit[2]:0,linecolor:"#777",gridcolor:"#eee"}},
     hoverlabel:{align:"left",font:{size:12}}};
-  return Plotly.react("plot",traces,layout,{displaylogo:false,responsive:true}).then(function(){
+  return Plotly.react("plot",traces,layout,{displaylogo:false,responsive:true,showSendToCloud:false,plotlyServerURL:"",
+    showEditInChartStudio:false,showLink:false}).then(function(){
     var el=document.getElementById("plot");
     if(!el.__qkClick){ el.__qkClick=true; el.on("plotly_click",function(ev){ var p=ev.points&&ev.points[0]; if(!p) return;
       var M2=D.models[state.m], h=certHref(M2,p.customdata); if(h) window.open(h,"_blank"); }); }
     document.getElementById("counts").textContent = idx.length+" heads shown of "+M.heads+
+      (zeros?" ("+zeros+" not drawn: "+ZERO_NOTE+")":"")+
       "; N = "+M.N+", n = "+M.n+", random baseline a₀ = (N−1)/(2N) = "+fmt(base,6)+(M.score?"; score = "+M.score:"");
-    status(idx.length);
+    status(idx.length, zeros);
     var hv=/hover=(\d+)/.exec(location.hash); if(hv){ var want=+hv[1], tr=-1, pn=-1;
       traces.forEach(function(t,k){ var j=t.customdata.indexOf(want); if(j>=0){ tr=k; pn=j; } });
       if(tr>=0) Plotly.Fx.hover("plot",[{curveNumber:tr,pointNumber:pn}],"ternary"); } }); }
@@ -301,6 +315,11 @@ function table(){
     var c=M.cols, r=document.createElement("tr");
     function td(text,cls){ var d=document.createElement("td"); d.textContent=text; if(cls) d.className=cls; r.appendChild(d); return d; }
     td(c.layer[i]); td(c.head[i]); td(c.kv[i]); td("("+c.n_pos[i]+", "+c.n_neg[i]+", "+(M.N-c.n_pos[i]-c.n_neg[i])+")");
+    if(category(c.faces[i])==="zero"){ ["a","b","c","d"].forEach(function(){ td("0","exact"); });
+      td("L = 0","exact l").title=ZERO_NOTE; td("—","l");
+      var hz=certHref(M,i), dz=td("","l");
+      if(hz){ var az=document.createElement("a"); az.href=hz; az.textContent=hz.split("/").pop(); dz.appendChild(az); } else dz.textContent="—";
+      t.appendChild(r); return; }
     td(fmt(c.a[i],8),"exact");
     ["b","c","d"].forEach(function(q){ var f=c.faces[i][q==="b"?0:q==="c"?1:2];
       if(f==="T") td("0","exact"); else if(c[q+"_lo"][i]==="") td("undecided","undec"); else td(fmt(c[q][i],8)); });
@@ -358,10 +377,11 @@ function compareSection(){ var C=D.compare, sec=document.getElementById("compare
         if((c==="verdict"&&R[c][i]==="contradicts")||(c==="model_verdict"&&R[c][i]==="beyond")) d.className="bad"; r.appendChild(d); });
       t.appendChild(r); }); }
   fill(); box.appendChild(t); sec.appendChild(box); }
-function status(drawn){ var el=document.getElementById(D.status_id);
+function status(shown, zeros){ var el=document.getElementById(D.status_id);
   var pts=document.querySelectorAll("#plot .scatterlayer .trace path.point").length;
-  el.dataset.markers=String(pts); el.dataset.shown=String(drawn); el.dataset.errors=String(window.__qkErrors.length);
-  el.textContent=JSON.stringify({markers:pts,shown:drawn,errors:window.__qkErrors}); }
+  el.dataset.markers=String(pts); el.dataset.shown=String(shown); el.dataset.errors=String(window.__qkErrors.length);
+  el.dataset.zero=String(zeros||0);
+  el.textContent=JSON.stringify({markers:pts,shown:shown,zero:zeros||0,errors:window.__qkErrors}); }
 function init(){
   document.getElementById("title").textContent=D.title;
   var total=D.models.reduce(function(s,M){return s+M.heads;},0);

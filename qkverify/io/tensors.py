@@ -45,7 +45,8 @@ def _gguf(path: str):
 
 def array(path: Path, name: str) -> np.ndarray:
     """A whole tensor as float64 (exact), from a safetensors or GGUF file (QKInputError, one
-    line, for a file its format's rules refuse)."""
+    line, for a file its format's rules refuse).  A GGUF tensor is the matrix [ne1, ne0]
+    (:func:`qkverify.models.gguf_model.matrix_shape`, a vector as one row)."""
     with open(path, "rb") as fh:
         magic = fh.read(4)
     if magic == b"GGUF":
@@ -54,9 +55,10 @@ def array(path: Path, name: str) -> np.ndarray:
         r, ts = _gguf(str(path))
         if name not in ts:
             raise QKInputError(f"{path.name}: no tensor {name!r}")
+        from ..models.gguf_model import matrix_shape
+
         t = ts[name]
-        W = exact_dequantize(t.data, t.tensor_type)
-        return W.reshape(int(t.shape[1]), int(t.shape[0])) if len(t.shape) == 2 else W.reshape(-1)
+        return exact_dequantize(t.data, t.tensor_type).reshape(matrix_shape(t, path))
     from ..models.safetensors_io import SafetensorsFile
 
     return np.asarray(SafetensorsFile(path).get(name), dtype=np.float64)

@@ -224,3 +224,134 @@ def power_sum_2(f: fmpz_poly) -> fmpq:
     e1 = fmpq(-cs[d - 1], an)
     e2 = fmpq(cs[d - 2], an) if d >= 2 else fmpq(0)
     return e1 * e1 - 2 * e2
+
+
+# ---------------------------------------------------------------------------
+# a + b√s: the entries of a normalised vector, of a factor of a rank-one matrix
+
+
+class Quad:
+    """a + b√s with a, b, s rational, s ≥ 0; a rational (b = 0) mixes with any s.
+
+    >>> x = Quad(1, 1, 2)              # 1 + √2
+    >>> (x * x).a, (x * x).b           # 3 + 2√2
+    (3, 2)
+    >>> Quad(1, -1, 2).sign(), (x - x).sign()
+    (-1, 0)
+    """
+
+    __slots__ = ("a", "b", "s")
+
+    def __init__(self, a, b=0, s=1):
+        self.a, self.b, self.s = fmpq(a), fmpq(b), fmpq(s)
+
+    @staticmethod
+    def _c(y):
+        return y if isinstance(y, Quad) else Quad(y)
+
+    def __add__(self, y):
+        y = self._c(y)
+        return Quad(self.a + y.a, self.b + y.b, self.s if self.b else y.s)
+
+    __radd__ = __add__
+
+    def __neg__(self):
+        return Quad(-self.a, -self.b, self.s)
+
+    def __sub__(self, y):
+        return self + -self._c(y)
+
+    def __rsub__(self, y):
+        return self._c(y) - self
+
+    def __mul__(self, y):
+        y = self._c(y)
+        s = self.s if self.b else y.s
+        return Quad(self.a * y.a + self.b * y.b * s, self.a * y.b + self.b * y.a, s)
+
+    __rmul__ = __mul__
+
+    def sign(self) -> int:
+        """Exact sign: a and b√s compared by squaring when their signs differ."""
+        sa, sb = (self.a > 0) - (self.a < 0), (self.b > 0) - (self.b < 0)
+        if self.s == 0:
+            sb = 0
+        if sb == 0 or sa == sb or sa == 0:
+            return sa or sb
+        d = self.a ** 2 - self.b ** 2 * self.s
+        return sa if d > 0 else (sb if d < 0 else 0)
+
+    def __eq__(self, y):
+        return (self - y).sign() == 0
+
+    __hash__ = None
+
+    def div(self, y) -> "Quad":
+        """Lean's x / y (x / 0 = 0)."""
+        y = self._c(y)
+        n = y.a ** 2 - y.b ** 2 * y.s
+        return Quad(0) if y.sign() == 0 else self * Quad(y.a / n, -y.b / n, y.s)
+
+    def rational(self) -> fmpq:
+        from .jsonio import require
+
+        require(self.b == 0, "value", "an irrational value where a rational one is needed")
+        return self.a
+
+    def real(self) -> "fmpq | Root":
+        """A rational, or the Root of t² − 2at + a² − b²s in a bracket from an integer square root."""
+        import math
+
+        p, d = int(self.s.p), int(self.s.q)
+        r = math.isqrt(p * d)
+        if self.b == 0 or r * r == p * d:
+            return self.a + self.b * fmpq(r, d)
+        k = 64 + p.bit_length() + d.bit_length()
+        t = math.isqrt((p * d) << (2 * k))           # √s = √(pd)/d ∈ [t, t + 1]/(d·2^k)
+        lo, hi = sorted(self.a + self.b * fmpq(v, d << k) for v in (t, t + 1))
+        c = [self.a ** 2 - self.b ** 2 * self.s, -2 * self.a, fmpq(1)]
+        den = math.lcm(*(int(x.q) for x in c))
+        return Root(fmpz_poly([int(x.p) * (den // int(x.q)) for x in c]), lo, hi)
+
+
+# ---------------------------------------------------------------------------
+# non-real eigenvalues: boxes and the Krawczyk test
+
+
+@dataclass(frozen=True)
+class CBox:
+    """A non-real eigenvalue in the square re ± r + i(im ± r) (im > r > 0); listed twice in a
+    spectrum, for it and for its conjugate in the mirror image (same modulus)."""
+
+    re: fmpq
+    im: fmpq
+    r: fmpq
+
+    def mod2(self) -> tuple[fmpq, fmpq]:
+        """Bounds of |z|² over the box."""
+        a = max(abs(self.re) - self.r, fmpq(0))
+        b = self.im - self.r
+        return a * a + b * b, (abs(self.re) + self.r) ** 2 + (self.im + self.r) ** 2
+
+
+def _strictly_inside(x: arb, lo: fmpq, hi: fmpq) -> bool:
+    return bool(x.is_finite() and x.lower() > arb(lo) and x.upper() < arb(hi))
+
+
+def krawczyk(g: fmpz_poly, b: CBox, prec: int) -> bool:
+    """The Krawczyk operator K = c − g(c)/g'(c) + (1 − g'(B)/g'(c))(B − c) of g on the box B
+    (centre c) lies strictly inside B: then z ↦ z − g(z)/g'(c) maps B into itself and B
+    holds a root of g (Brouwer)."""
+    from flint import acb, acb_poly
+
+    with precision(prec):
+        gp = acb_poly([acb(c) for c in g.coeffs()])
+        dg = gp.derivative()
+        c = acb(arb(b.re), arb(b.im))
+        B = acb(arb(b.re, b.r), arb(b.im, b.r))
+        dc = dg(c)
+        if dc.real.contains(0) and dc.imag.contains(0):
+            return False
+        K = c - gp(c) / dc + (1 - dg(B) / dc) * (B - c)
+        return (_strictly_inside(K.real, b.re - b.r, b.re + b.r)
+                and _strictly_inside(K.imag, b.im - b.r, b.im + b.r))

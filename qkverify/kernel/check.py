@@ -1,6 +1,8 @@
-"""The kernel's loop: read, validate, then for each declaration record decide its
-hypotheses and conclusion from the witnessed facts and compare; every witness
-must be used; the verdict and evidence are re-derived."""
+"""The kernel's loop, as a proof checker's: read (strict JSON, the schema), the
+well-formedness pass (the Lean types of the input), the first pass over every witness
+(one checker per kind, typed facts out), then for each declaration record decide its
+hypotheses and conclusion from the facts and compare; every witness must be used; the
+verdict and evidence are re-derived (certificate format 3, docs/CERTIFICATES.md)."""
 
 from __future__ import annotations
 
@@ -12,18 +14,32 @@ from typing import Any
 
 from flint import arb, fmpq, fmpq_mat
 
+from . import limits
 from .algebra import Box, arb_inside, cmp, is_root, precision
 from .derive import PREC, Coord, Ctx
-from .jsonio import Invalid, Undecided, Unreadable, check_schema, dec, rat, ratmat, read, require
+from .jsonio import Invalid, NotEvaluable, Undecided, Unreadable, check_schema, dec, poly, rat, ratmat, read, require
 from . import rules  # noqa: F401  (registers the table's entries)
-from .table import PREDICATES, TABLE, NotEvaluable
-from .witnesses import poly
+from .table import PREDICATES, TABLE
 
-FORMAT = "qkverify-certificate/2"
+FORMAT = "qkverify-certificate/3"
 #: the ``check`` of an outcome the kernel could not finish because of its own defect (reported
 #: invalid -- strict -- never raised; tests treat it as a failure of the kernel)
 INTERNAL = "kernel error"
 EXIT = {"valid": 0, "invalid": 1, "not checkable": 1, "undecided": 3, "unreadable": 2}
+#: a certificate's verdict is the weakest of its records' conclusions (a definition's
+#: ``computed`` counts as ``holds``)
+PRECEDENCE = ("fails", "undecided", "inconsistent", "consistent", "holds")
+LEVELS = ("exact", "certified", "empirical")
+
+
+def verdict_of(conclusions: list[str]) -> str:
+    """fails > undecided > inconsistent > consistent > holds; definitions only: holds.
+
+    >>> verdict_of(["computed", "consistent", "holds"]), verdict_of(["computed"]), verdict_of(["inconsistent", "undecided"])
+    ('consistent', 'holds', 'undecided')
+    """
+    cs = ["holds" if c == "computed" else c for c in conclusions]
+    return next((v for v in PRECEDENCE if v in cs), "holds")
 
 
 @dataclass
@@ -101,70 +117,81 @@ def compare_value(v: Any, s: dict, q: Ctx, where: str) -> None:
 # ---------------------------------------------------------------------------
 
 
-#: witness kinds whose fact stands on its own (checked even when no declaration used it)
-STANDALONE = {
-    "spectrum": lambda q, of: q.spectrum(of),
-    "rank": lambda q, of: q.head_rank() if of == "M" else q.rank(of),
-    "cells": lambda q, of: q.head_spectrum(),
-}
+#: witness kinds whose fact stands on its own (checked in the first pass even when no
+#: declaration used it): a spectrum, a rank, cells
+STANDALONE = {"spectrum", "rank", "cells"}
+
+
+def _decide(q: Ctx, i: int, d: dict, st: str, seen: list[str]) -> tuple[str, str]:
+    """(conclusion, evidence) of record i, re-derived; Invalid when the record says otherwise."""
+    where = f"declarations[{i}] ({_short(d['name'])})"
+    e = TABLE.get(d["name"])
+    if e is None:
+        raise NotCheckable(f"the kernel has no table entry for {d['name']}")
+    require(d["name"] not in seen, where, "declaration listed twice")
+    seen.append(d["name"])
+    require(e.statement == st, where, f"belongs to statement {e.statement}, not {st}")
+    require(d["check"] == _short(d["name"]), where, "check id does not name the declaration")
+    require(q.kind in e.kinds, where, f"not evaluated on a {q.kind} input")
+    require(set(d["hypotheses"]) == {b for b, _ in e.binders}, where,
+            f"hypotheses must be exactly the Lean binders {[b for b, _ in e.binders]}")
+    dropped = d.get("dropped", [])
+    require(set(dropped) <= set(d["hypotheses"]), where, "a dropped binder is not a hypothesis")
+    stated = d["conclusion"]
+    require((stated in ("computed", "undecided")) if e.is_def else stated != "computed", where,
+            "a definition's conclusion is computed (or undecided), a theorem's never")
+    q.certified = q.empirical = False
+    q.sample = None
+    try:
+        for check_arg in e.args:  # the declaration's argument types on this input
+            check_arg(q)
+        for b, pid in e.binders:
+            val = PREDICATES[pid](q)
+            require(val == d["hypotheses"][b], where,
+                    f"hypothesis {b} is {val}, the certificate says {d['hypotheses'][b]}")
+            require(val or b in dropped, where, f"hypothesis {b} is false and not dropped")
+        if e.is_def:
+            if "value" in d or stated != "undecided":
+                require("value" in d, where, "a definition's record carries its value")
+                with precision(PREC):
+                    compare_value(e.fn(q), d["value"], q, where)
+            concl = "computed"
+        else:
+            require("value" not in d, where, "a theorem's record carries no value")
+            ok = e.fn(q)
+            concl = ("consistent" if ok else "inconsistent") if q.empirical else ("holds" if ok else "fails")
+    except NotEvaluable as err:  # a hypothesis, value or conclusion not stated for this input
+        raise Invalid(where, f"cannot be evaluated on this input ({err})") from None
+    except Undecided as err:
+        if stated != "undecided":
+            raise Undecided(f"{where}: {err}") from None
+        concl = "undecided"
+    level = LEVELS[2] if q.empirical else (LEVELS[1] if q.certified else LEVELS[0])
+    if stated == "undecided":  # weaker than what the kernel shows: true, kept as stated
+        return "undecided", d["evidence"]
+    require(stated == concl, where, f"conclusion is {concl}, the certificate says {stated}")
+    require(d["evidence"] == level, where, f"evidence is {level}, the certificate says {d['evidence']}")
+    if level == "empirical":
+        require(d.get("sample") == q.sample, where, f"the sample is {q.sample}, the certificate says {d.get('sample')}")
+    else:
+        require("sample" not in d, where, "only an empirical conclusion carries a sample")
+    return concl, level
 
 
 def _check(cert: dict, base_dir: Path | None, weights_dirs: list[str]) -> tuple[str, list[str]]:
     check_schema(cert)
-    st = cert["statement"]
-    q = Ctx(cert, base_dir, weights_dirs)
-    verdicts, evid, names = [], [], []
+    q = Ctx(cert, base_dir, weights_dirs)  # the well-formedness pass: the input's Lean types
+    q.establish_all()  # the first pass: every witness through its checker
+    concls, levels, names = [], [], []
     for i, d in enumerate(cert["declarations"]):
-        where = f"declarations[{i}] ({_short(d['name'])})"
-        e = TABLE.get(d["name"])
-        if e is None:
-            raise NotCheckable(f"the kernel has no table entry for {d['name']}")
-        require(d["name"] not in names, where, "declaration listed twice")
-        names.append(d["name"])
-        require(e.statement == st, where, f"belongs to statement {e.statement}, not {st}")
-        require(d["check"] == _short(d["name"]), where, "check id does not name the declaration")
-        require(q.kind in e.kinds, where, f"not evaluated on a {q.kind} input")
-        require(set(d["hypotheses"]) == {b for b, _ in e.binders}, where,
-                f"hypotheses must be exactly the Lean binders {[b for b, _ in e.binders]}")
-        dropped = d.get("dropped", [])
-        require(set(dropped) <= set(d["hypotheses"]), where, "a dropped binder is not a hypothesis")
-        q.certified = q.empirical = False
-        try:
-            for b, pid in e.binders:
-                val = PREDICATES[pid](q)
-                require(val == d["hypotheses"][b], where,
-                        f"hypothesis {b} is {val}, the certificate says {d['hypotheses'][b]}")
-                require(val or b in dropped, where, f"hypothesis {b} is false and not dropped")
-            if e.is_def:
-                require("value" in d, where, "a definition's record carries its value")
-                with precision(PREC):
-                    compare_value(e.fn(q), d["value"], q, where)
-                concl = "holds"
-            else:
-                require("value" not in d, where, "a theorem's record carries no value")
-                concl = "holds" if e.fn(q) else "fails"
-        except NotEvaluable as err:  # a hypothesis, value or conclusion not stated for this input
-            raise Invalid(where, f"cannot be evaluated on this input ({err})") from None
-        except Undecided as err:
-            if d["conclusion"] != "undecided":
-                raise Undecided(f"{where}: {err}") from None
-            concl = "undecided"
-        level = "empirical" if q.empirical else ("certified" if q.certified else "exact")
-        if d["conclusion"] == "undecided":  # weaker than what the kernel shows: true, kept
-            concl, level = "undecided", d["evidence"]
-        require(d["conclusion"] == concl, where, f"conclusion is {concl}, the certificate says {d['conclusion']}")
-        require(d["evidence"] == level, where, f"evidence is {level}, the certificate says {d['evidence']}")
-        verdicts.append(concl)
-        evid.append(level)
-    for key in sorted(set(q.witnesses) - q.used, key=str):  # a witness no conclusion needed is still checked
-        check_alone = STANDALONE.get(key[0])
-        if check_alone is None:
-            raise Invalid("witnesses", f"witness {key} is not used by any declaration")
-        check_alone(q, key[1])
-    verdict = "fails" if "fails" in verdicts else ("undecided" if "undecided" in verdicts else "holds")
+        c, lv = _decide(q, i, d, cert["statement"], names)
+        concls.append(c)
+        levels.append(lv)
+    for key in sorted(set(q.witnesses) - q.used, key=str):  # checked in the first pass, but unused
+        require(key[0] in STANDALONE, "witnesses", f"witness {key} is not used by any declaration")
+    verdict = verdict_of(concls)
     require(cert["verdict"] == verdict, "verdict", f"the declarations give {verdict}, the certificate says {cert['verdict']}")
-    order = ["exact", "certified", "empirical"]
-    level = max(evid, key=order.index) if evid else "exact"
+    level = max(levels, key=LEVELS.index) if levels else "exact"
     require(cert["evidence"] == level, "evidence", f"the declarations give {level}, the certificate says {cert['evidence']}")
     return verdict, names
 
@@ -177,7 +204,8 @@ def verify_document(cert: Any, path: str = "<certificate>", base_dir: Path | Non
     st = cert.get("statement", "") if isinstance(cert.get("statement"), str) else ""
     try:
         require(cert["format"] == FORMAT, "format", f"format {cert['format']!r} is not {FORMAT}")
-        verdict, names = _check(cert, base_dir, weights_dirs or [])
+        with limits.int_digits():
+            verdict, names = _check(cert, base_dir, weights_dirs or [])
         return Outcome(path, "valid", statement=st, verdict=verdict, declarations=names)
     except Invalid as err:
         return Outcome(path, "invalid", err.check, err.why, st)
@@ -203,7 +231,8 @@ def verify_file(path: str | Path, weights_dirs: list[str] | None = None) -> Outc
     """Read and check one certificate file."""
     p = Path(path)
     try:
-        doc = read(p)
+        with limits.int_digits():
+            doc = read(p)
     except Unreadable as err:
         return Outcome(str(path), "unreadable", "read", str(err))
     except Invalid as err:

@@ -1,28 +1,24 @@
-"""What the kernel derives from a certificate: the exact input objects, the
-facts its witnesses establish, and the quantities the Lean definitions make of
-them (profile coordinates, α and β, signatures).  Every decision records
-whether it was exact or rested on an enclosure."""
+"""What the kernel derives from a certificate: the well-formed input's exact objects, the
+facts its witnesses establish, the matrices the rules name, and the quantities the Lean
+definitions make of them (profile coordinates, α and β, signatures).  Every decision
+records whether it was exact or rested on an enclosure (``certified``) or a sample
+(``empirical``)."""
 
 from __future__ import annotations
 
 import functools
 from pathlib import Path
+from typing import Any, Callable
 
 from flint import arb, fmpq, fmpq_mat, fmpz, fmpz_mat, fmpz_poly
 
 from . import weights as W
-from . import witnesses as F
-from .algebra import (Box, Real, Root, cmp, count_with_multiplicity, is_exact, power_sum_2, precision, sign, sign_at,
-                      sturm_count, to_arb)
-from .jsonio import Invalid, Undecided, rat, ratmat, require
-
-#: working precision (bits) of the enclosures the kernel computes
-PREC = 128
-
-
-def lean_div(x: fmpq, y: fmpq) -> fmpq:
-    """Lean's division on ℝ: x / 0 = 0."""
-    return fmpq(0) if y == 0 else x / y
+from .algebra import Box, Real, Root, cmp, count_with_multiplicity, is_exact, precision, sign, sign_at, sturm_count, to_arb
+from .jsonio import Invalid, NotEvaluable, Undecided, rat, require
+from .lean import div as lean_div
+from .limits import PREC
+from .wellformed import well_formed
+from .witnesses import CHECKERS
 
 
 def frob(X: fmpq_mat) -> fmpq:
@@ -47,6 +43,10 @@ def skew(X: fmpq_mat) -> fmpq_mat:
     return (X - X.transpose()) / 2
 
 
+def eye(n: int) -> fmpq_mat:
+    return fmpq_mat(n, n, [int(i == j) for i in range(n) for j in range(n)])
+
+
 class Coord:
     """A profile coordinate: its certified ball, its exact value when every term is
     rational, and whether it is zero (decided exactly from the signs of its terms)."""
@@ -55,32 +55,104 @@ class Coord:
         self.ball, self.exact, self.zero = ball, exact, zero
 
 
+#: input matrices a witness may be "of" by their own name (a vector input's S is not S = symPart L:
+#: rules read it as q.arg("S"))
+INPUT_MATRICES = frozenset({"L", "U", "H", "P", "W_Q", "W_K", "B", "V"})
+#: matrix name -> its derivation from the input (rule packs add theirs with :func:`derived`)
+DERIVED: dict[str, Callable[["Ctx"], fmpq_mat]] = {}
+
+
+def derived(name: str):
+    """Register how the matrix ``name`` (a witness's ``of``) is derived from the input."""
+    def reg(fn):
+        assert name not in DERIVED, name
+        DERIVED[name] = fn
+        return fn
+    return reg
+
+
+class _Pending:
+    """A fact whose checker answered Undecided in the first pass (re-raised when read)."""
+
+    def __init__(self, err: Undecided):
+        self.err = err
+
+
 class Ctx:
-    """The kernel's view of one certificate."""
+    """The kernel's view of one certificate: the well-formed input (``args``), the facts of
+    its witnesses (``fact``), the derived matrices (``mat``) and the evidence flags of the
+    declaration being decided."""
 
     def __init__(self, cert: dict, base_dir: Path | None, weights_dirs: list[str]):
         self.cert, self.base_dir, self.weights_dirs = cert, base_dir, weights_dirs
         self.inp = cert["input"]
         self.kind = self.inp["kind"]
-        mc = self.inp.get("monte_carlo")
-        if isinstance(mc, dict) and "delta" in mc:  # a law's sampling parameters, checked even when unused
-            require(0 < rat(mc["delta"]) < 1, "input", "monte_carlo.delta must lie in (0, 1)")
+        self.args = well_formed(self.inp)  # the Lean types, before anything else
         self.certified = False  # set when a decision rested on an enclosure
         self.empirical = False  # set when a conclusion rests on a sample (Monte Carlo, Lemma 6, Theorem 5)
+        self.sample: dict | None = None  # what an empirical conclusion rests on (the record's "sample")
         self.witnesses: dict[tuple, dict] = {}
         for w in cert["witnesses"]:
             key = (w["kind"], w.get("of"))
             require(key not in self.witnesses, "witnesses", f"two {w['kind']} witnesses of {w.get('of')}")
             self.witnesses[key] = w
         self.used: set[tuple] = set()
+        self._deps: dict[tuple, set] = {}
+        self._building: list[tuple] = []
         self._memo: dict = {}
 
-    # -- witnesses ---------------------------------------------------------
-    def witness(self, kind: str, of: str | None) -> dict:
-        w = self.witnesses.get((kind, of))
-        require(w is not None, "witnesses", f"a {kind} witness of {of} is needed and missing")
-        self.used.add((kind, of))
-        return w
+    # -- the input ---------------------------------------------------------
+    def arg(self, name: str) -> Any:
+        """An exact object of the well-formed input (Invalid when the input has none)."""
+        if name not in self.args:
+            raise Invalid("input", f"this declaration needs the input's {name}")
+        return self.args[name]
+
+    # -- witnesses and their facts -------------------------------------------
+    def establish_all(self) -> None:
+        """The first pass: every witness through the checker of its kind (a witness that
+        does not check makes the certificate invalid, used or not)."""
+        for key in self.witnesses:
+            self._establish(key)
+
+    def has(self, kind: str, of: str | None) -> bool:
+        """Whether the certificate carries a ``kind`` witness of ``of`` (an optional witness)."""
+        return (kind, of) in self.witnesses
+
+    def fact(self, kind: str, of: str | None):
+        """The typed fact of the ``kind`` witness of ``of`` (Invalid when missing); read by a
+        declaration, it and the facts its checker read count as used."""
+        key = (kind, of)
+        require(key in self.witnesses, "witnesses", f"a {kind} witness of {of} is needed and missing")
+        if self._building:
+            self._deps[self._building[-1]].add(key)
+        else:
+            self._use(key)
+        v = self._establish(key)
+        if isinstance(v, _Pending):
+            raise Undecided(str(v.err))
+        return v
+
+    def _use(self, key: tuple) -> None:
+        if key not in self.used:
+            self.used.add(key)
+            for d in self._deps.get(key, ()):
+                self._use(d)
+
+    def _establish(self, key: tuple):
+        def build():
+            self._building.append(key)
+            self._deps.setdefault(key, set())
+            try:
+                return CHECKERS[key[0]](self.witnesses[key], self)
+            except NotEvaluable as err:
+                raise Invalid(f"{key[0]} witness of {key[1]}", f"does not apply to this input ({err})") from None
+            except Undecided as err:
+                return _Pending(err)
+            finally:
+                self._building.pop()
+
+        return self.memo(("fact",) + key, build)
 
     def memo(self, key, fn):
         """fn() once per key; a reuse replays whether its computation compared enclosures
@@ -88,93 +160,64 @@ class Ctx:
         if key not in self._memo:
             outer = (self.certified, self.empirical)
             self.certified = self.empirical = False
-            v = fn()
-            self._memo[key] = (v, self.certified, self.empirical)
-            self.certified, self.empirical = outer
+            try:
+                v = fn()
+                self._memo[key] = (v, self.certified, self.empirical)
+            finally:
+                self.certified, self.empirical = outer
         v, c, e = self._memo[key]
         self.certified |= c
         self.empirical |= e
         return v
 
-    # -- input matrices ----------------------------------------------------
+    # -- matrices ------------------------------------------------------------
     def mat(self, name: str) -> fmpq_mat:
-        def build():
-            if name in ("L", "U", "H", "P", "W_Q", "W_K", "B") and name in self.inp:
-                return ratmat(self.inp[name])
-            if name == "L" and self.kind == "head":
-                return self.mat("W_K").transpose() * self.mat("W_Q")
-            if name == "S":
-                return sym(self.mat("L"))
-            if name == "T":
-                return skew(self.mat("L"))
-            if name == "M":
-                return fmpq_mat(self.mat("W_K").tolist() + self.mat("W_Q").tolist())
-            if name == "UtLU":
-                U = self.mat("U")
-                return U.transpose() * self.mat("L") * U
-            if name == "S_UtLU":
-                return sym(self.mat("UtLU"))
-            if name == "B":  # the basis of C a head's Gram matrix is taken in (standard by default)
-                N = self.mat("W_Q").ncols()
-                return fmpq_mat(N, N, [fmpq(int(i == j)) for i in range(N) for j in range(N)])
-            if name == "gram":
-                return self.mat("B").transpose() * self.mat("S") * self.mat("B")
-            if name == "Lgram":  # ⟨K b_i, Q b_j⟩, a matrix of rank ≤ n (gram_eq_symPart)
-                return (self.mat("W_K") * self.mat("B")).transpose() * (self.mat("W_Q") * self.mat("B"))
+        """The input's matrix ``name`` (one of :data:`INPUT_MATRICES`, the same object in every
+        input kind that has it), or the matrix the rules derive under that name."""
+        if name in INPUT_MATRICES and isinstance(self.args.get(name), fmpq_mat):
+            return self.args[name]
+        fn = DERIVED.get(name)
+        if fn is None:
             raise Invalid("input", f"matrix {name} is not derivable from a {self.kind} input")
-
-        return self.memo(("mat", name), build)
+        return self.memo(("mat", name), lambda: fn(self))
 
     @property
     def N(self) -> int:
         if self.kind == "weights":
-            return self.inp["N"]
+            return self.args["N"]
         return self.mat("L").nrows()
 
     def frob(self, name: str) -> fmpq:
         return self.memo(("frob", name), lambda: frob(self.mat(name)))
 
-    # -- facts from witnesses ----------------------------------------------
+    # -- facts the rules read often ------------------------------------------
     def spectrum(self, of: str) -> list[Real]:
-        return self.memo(("spec", of), lambda: F.spectrum_fact(self.witness("spectrum", of), self.mat(of)))
+        return self.fact("spectrum", of).values
 
     def rank(self, of: str) -> int:
-        return self.memo(("rank", of), lambda: F.rank_fact(self.witness("rank", of), self.mat(of)))
+        return self.fact("rank", of).rank
 
     def head_Z(self) -> tuple[fmpz_mat, int]:
         """[W_K; W_Q] = Z·2^e read from the weights file (weights inputs only)."""
         def load():
-            return W.head_Z(self.inp["tensors"], self.inp["n"], self.inp["N"],
+            return W.head_Z(self.inp["tensors"], self.args["n"], self.args["N"],
                             lambda f, sha: W.find(f, sha, self.base_dir, self.weights_dirs))
 
         return self.memo("Z", load)
 
     def head_rank(self) -> int:
-        """Rank of M = [W_K; W_Q] from the rank witness (of M), for matrix or weights heads."""
-        def build():
-            w = self.witness("rank", "M")
-            if self.kind == "weights":
-                Z, _ = self.head_Z()
-                return F.rank_fact(w, fmpq_mat(Z))
-            return F.rank_fact(w, self.mat("M"))
-
-        return self.memo("rankM", build)
+        """Rank of M = [W_K; W_Q] from the rank witness of M (matrix or weights heads)."""
+        return self.rank("M")
 
     def head_spectrum(self) -> tuple[list[Real], int]:
-        """Nonzero eigenvalues of S for a weights head (from the cells witness, as
+        """Nonzero eigenvalues of S for a weights head (from the cells fact, as
         enclosures of ν·2^(2e)/2) and the number of zero eigenvalues of S."""
         def build():
-            Z, e = self.head_Z()
-            w = self.witness("cells", "JZZt")
-            require(w["scale_exponent"] == e, "cells witness", f"scale exponent {w['scale_exponent']} ≠ {e}")
-            n = self.inp["n"]
-            G = self.head_G()
-            X = fmpz_mat(G.tolist()[n:] + G.tolist()[:n])  # J·G
-            boxes, z = F.cells_fact(w, X)
+            c, e = self.fact("cells", "JZZt"), self.head_Z()[1]
+            boxes = c.boxes
             f = fmpq(2) ** (2 * e) / 2 if e >= 0 else fmpq(1, 2 ** (-2 * e)) / 2
             count = {(b.lo, b.hi): boxes.count(b) for b in boxes}
             vals: list[Real] = [Box(b.lo * f, b.hi * f, True, (b.lo, b.hi, count[(b.lo, b.hi)], 1)) for b in boxes]
-            self._memo["P"] = (X.charpoly(), False, False)
             return vals, self.N - len(vals)
 
         return self.memo("headspec", build)
@@ -187,7 +230,7 @@ class Ctx:
         """(‖L‖², tr(L²)) of a weights head from the blocks of G = Z Zᵀ (L = W_Kᵀ W_Q):
         ‖L‖² = Σ (W_K W_Kᵀ)_ij (W_Q W_Qᵀ)_ij and tr L² = Σ (W_Q W_Kᵀ)_ij (W_Q W_Kᵀ)_ji, times 2^(4e)."""
         def build():
-            G, n, e = self.head_G(), self.inp["n"], self.head_Z()[1]
+            G, n, e = self.head_G(), self.args["n"], self.head_Z()[1]
             fl = sum((G[i, j] * G[n + i, n + j] for i in range(n) for j in range(n)), fmpz(0))
             t2 = sum((G[n + i, j] * G[n + j, i] for i in range(n) for j in range(n)), fmpz(0))
             s = fmpq(2) ** (4 * e) if e >= 0 else fmpq(1, 2 ** (-4 * e))
@@ -201,6 +244,21 @@ class Ctx:
             vals, zeros = self.head_spectrum()
             return vals + [fmpq(0)] * zeros
         return self.spectrum(of)
+
+    # -- ∃ and ∀ conclusions -------------------------------------------------
+    def exists(self, key: tuple, works: Callable[[Any], bool], none_exists: Callable[[], bool] | None = None,
+               what: str = "the ∃-conclusion") -> bool:
+        """An ∃-conclusion (DESIGN.md): ``holds`` only from the witness ``key`` = (kind, of),
+        whose fact ``works`` must accept (a witness that does not work is Invalid: the
+        certificate offers it as one); ``fails`` only when ``none_exists()`` shows from facts
+        that no witness exists (the caller's docstring proves it; TRUST.md lists it);
+        otherwise undecided."""
+        if self.has(*key):
+            require(works(self.fact(*key)), f"{key[0]} witness of {key[1]}", f"does not witness {what}")
+            return True
+        if none_exists is not None and none_exists():
+            return False
+        raise Undecided(f"{what}: no witness is given and no argument shows that none exists")
 
     # -- decisions that record their evidence ------------------------------
     def cmp(self, x: Real, y: Real) -> int:
@@ -260,7 +318,7 @@ class Ctx:
         gcd(P(x), P(−x)) has a root in C ∩ (−C') -- that root is P's only root in C, and its
         negative P's only root in C'."""
         (lo1, hi1, _, s1), (lo2, hi2, _, s2) = x.cell, y.cell
-        P = self._memo["P"][0]
+        P = self.fact("cells", "JZZt").charpoly
         R = P // P.gcd(P.derivative())  # square-free part: its roots are P's, once each
 
         def distinct(lo, hi):  # roots of R in [lo, hi)
@@ -324,11 +382,8 @@ class Ctx:
         α_j² + β_j², so b + c + d = Σ λ² / ‖L‖² with Σ λ² the power sum of the certified
         spectrum (Newton's identities on its factors)."""
         S = "S" if L == "L" else "S_" + L
-        w = self.witness("spectrum", S)
-        self.spectrum(S)
-        D = fmpz(w["scale"])
-        p2 = sum((fac["multiplicity"] * power_sum_2(F.poly(fac["poly"])) for fac in w["factors"]), fmpq(0))
-        return self.coord("a", L).exact + lean_div(p2 / (D * D), self.norms(L)[0])
+        p2 = self.fact("spectrum", S).power_sum_2
+        return self.coord("a", L).exact + lean_div(p2, self.norms(L)[0])
 
     def coord_is(self, c: Coord, q: fmpq, L: str = "L", others: tuple = ()) -> bool:
         """Decide c = q for q ∈ {0, 1}: exactly when c is exact or q = 0; for q = 1 from the
@@ -383,4 +438,28 @@ def _neg(x: Real) -> Real:
     return x.neg()
 
 
-__all__ = ["Ctx", "Coord", "lean_div", "frob", "trace", "sym", "skew", "PREC", "sign", "Root", "Undecided", "rat"]
+# -- the matrices every matrix and head input derives --------------------------------------
+
+
+@derived("L")
+def _L(q: Ctx) -> fmpq_mat:
+    """L = W_Kᵀ W_Q of a head; a vector input's matrix S (Theorem 5's profile_of_spectrum takes
+    π(S)); a matrix input gives L itself."""
+    if q.kind == "vector":
+        return q.arg("S")
+    return q.mat("W_K").transpose() * q.mat("W_Q")
+
+
+derived("S")(lambda q: sym(q.mat("L")))
+derived("T")(lambda q: skew(q.mat("L")))
+derived("M")(lambda q: fmpq_mat(q.mat("W_K").tolist() + q.mat("W_Q").tolist()))   # [W_K; W_Q]
+derived("UtLU")(lambda q: q.mat("U").transpose() * q.mat("L") * q.mat("U"))
+derived("S_UtLU")(lambda q: sym(q.mat("UtLU")))
+derived("B")(lambda q: eye(q.mat("W_Q").ncols()))   # the basis of C a head's Gram matrix is taken in
+derived("gram")(lambda q: q.mat("B").transpose() * q.mat("S") * q.mat("B"))
+# ⟨K b_i, Q b_j⟩, a matrix of rank ≤ n (gram_eq_symPart)
+derived("Lgram")(lambda q: (q.mat("W_K") * q.mat("B")).transpose() * (q.mat("W_Q") * q.mat("B")))
+
+
+__all__ = ["Ctx", "Coord", "lean_div", "frob", "trace", "sym", "skew", "PREC", "sign", "Root", "Undecided", "rat",
+           "derived", "eye"]

@@ -32,7 +32,9 @@ evaluation may round (f16 d, m, dmin read exactly; q the block's small integers)
   Q4_K, Q5_K: d·sc·q − dmin·mn with the 6-bit scales/mins of get_scale_min_k4;
   Q6_K: d·sc·(q − 32) with int8 scales.
 
-A matrix with ggml dimensions ``[ne0, ne1]`` has ``ne1`` rows of ``ne0`` values."""
+A matrix with ggml dimensions ``[ne0, ne1]`` (any further ones 1, as ggml pads them) has
+``ne1`` rows of ``ne0`` values; slices are checked, and limited in size, from the header before
+any block is read, and a column slice reads only the blocks holding its columns."""
 
 from __future__ import annotations
 
@@ -57,6 +59,10 @@ TYPES = {0: ("F32", 1, 4), 1: ("F16", 1, 2), 2: ("Q4_0", 32, 18), 3: ("Q4_1", 32
          23: ("IQ4_XS", 256, 136), 24: ("I8", 1, 1), 25: ("I16", 1, 2), 26: ("I32", 1, 4), 27: ("I64", 1, 8),
          28: ("F64", 1, 8), 29: ("IQ1_M", 256, 56), 30: ("BF16", 1, 2), 34: ("TQ1_0", 256, 54),
          35: ("TQ2_0", 256, 66), 39: ("MXFP4", 32, 17), 40: ("NVFP4", 64, 36), 41: ("Q1_0", 128, 18)}
+#: a type's name -> (type, values per block, bytes per block)
+_KIND = {v[0]: (k, v[1], v[2]) for k, v in TYPES.items()}
+#: bytes per block of a type's name
+_SIZE = {v[0]: v[2] for v in TYPES.values()}
 #: the IEEE formats: name -> (exponent bits, fraction bits)
 IEEE = {"F16": (5, 10), "BF16": (8, 7), "F32": (8, 23), "F64": (11, 52)}
 
@@ -124,8 +130,8 @@ def _header(path: str, size: int, mtime_ns: int) -> tuple[dict, dict, int]:
                 return list(struct.unpack(f"<{n}{_SCALAR[it]}", raw(n * struct.calcsize(_SCALAR[it]))))
             return [value(8) for _ in range(n)]
 
-        if raw(4) != b"GGUF":
-            raise Undecided("not a GGUF file")
+        if raw(4) != b"GGUF":  # the certificate says GGUF of the file its SHA-256 pins
+            _bad(path, "it does not begin with the magic GGUF")
         version = get("I")
         if version & 0xFFFF == 0:
             _bad(path, f"version {version}: the other byte order")
@@ -290,27 +296,73 @@ BLOCKS = {"Q4_0": _q4_0, "Q4_1": _q4_1, "Q5_0": lambda b: _q5(b, False), "Q5_1":
           "Q5_K": lambda b: _qk(b, True), "Q6_K": _q6_k}
 
 
-def rows(path: Path, name: str, a: int, b: int) -> tuple[list[tuple[int, int]], int]:
-    """Rows [a, b) of matrix ``name`` as (m, e) pairs (value m·2^e, row-major) and the row length."""
+def matrix(path: Path, name: str) -> tuple[int, int, str, int]:
+    """(rows ne1, row length ne0, ggml type name, absolute offset of the data) of tensor ``name``
+    read as a matrix by ggml's rule: dimensions padded with 1s to four, a matrix when
+    ne2 = ne3 = 1 (llama.cpp's loader accepts [ne0, ne1, 1] for [ne0, ne1]; [ne0] is one row).
+    Invalid for another tensor; Undecided for a type the kernel does not decode.  Nothing but
+    the header is read."""
     _, tensors, start = header(Path(path))
     require(name in tensors, "weights", f"no tensor {name!r} in {Path(path).name}")
     dims, t, off = tensors[name]
-    require(len(dims) == 2 and 0 <= a < b <= dims[1], "input", f"rows {a}:{b} of {name} {dims}")
-    kind, per, size = TYPES[t]
+    ne = list(dims) + [1] * (MAX_DIMS - len(dims))
+    require(ne[2:] == [1, 1], "input", f"{name} {dims} is not a matrix (ggml dimensions beyond the second must be 1)")
+    kind = TYPES[t][0]
     if kind not in IEEE and kind not in BLOCKS:
         raise Undecided(f"{name} has ggml type {kind}; the kernel reads {', '.join(list(IEEE) + list(BLOCKS))}")
-    rb = dims[0] // per * size
-    with open(path, "rb") as fh:
-        fh.seek(start + off + a * rb)
-        raw = fh.read((b - a) * rb)
+    return ne[1], ne[0], kind, start + off
+
+
+def _decode(kind: str, raw: bytes) -> list[tuple[int, int]]:
+    """The exact values (m, e) of whole blocks (or IEEE numbers) ``raw`` of ggml type ``kind``."""
     if kind in IEEE:
         eb, fb = IEEE[kind]
-        code = {2: "H", 4: "I", 8: "Q"}[size]
-        return [_float(u, eb, fb) for (u,) in struct.iter_unpack("<" + code, raw)], dims[0]
-    dec, out = BLOCKS[kind], []
+        code = {2: "H", 4: "I", 8: "Q"}[_SIZE[kind]]
+        return [_float(u, eb, fb) for (u,) in struct.iter_unpack("<" + code, raw)]
+    dec, size, out = BLOCKS[kind], _SIZE[kind], []
     for s in range(0, len(raw), size):
         out.extend(dec(raw[s:s + size]))
-    return out, dims[0]
+    return out
+
+
+def _limit(entries: int, max_entries: int | None, what: str) -> None:
+    from . import weights
+
+    cap = 4 * weights.MAX_HEAD_ENTRIES if max_entries is None else max_entries
+    if entries > cap:
+        raise Undecided(f"{what}: {entries} entries exceed the kernel's limit of {cap}")
+
+
+def rows(path: Path, name: str, a: int, b: int, max_entries: int | None = None) -> tuple[list[tuple[int, int]], int]:
+    """Rows [a, b) of matrix ``name`` as (m, e) pairs (value m·2^e, row-major) and the row length.
+    The slice and its size (at most ``max_entries``, by default the kernel's 4·2^24) are checked
+    from the header before any block is read."""
+    R, C, kind, base = matrix(path, name)
+    require(0 <= a < b <= R, "input", f"rows {a}:{b} of {name} [{C}, {R}]")
+    _limit((b - a) * C, max_entries, f"rows {a}:{b} of {name}")
+    _, per, size = _KIND[kind]
+    rb = C // per * size
+    with open(path, "rb") as fh:
+        fh.seek(base + a * rb)
+        raw = fh.read((b - a) * rb)
+    return _decode(kind, raw), C
+
+
+def columns(path: Path, name: str, a: int, b: int, max_entries: int | None = None) -> list[list[tuple[int, int]]]:
+    """Columns [a, b) of matrix ``name``, row by row: from each row only the blocks holding them
+    are read (the size is checked from the header first, as in :func:`rows`)."""
+    R, C, kind, base = matrix(path, name)
+    require(0 <= a < b <= C, "input", f"cols {a}:{b} of {name} [{C}, {R}]")
+    _limit(R * (b - a), max_entries, f"cols {a}:{b} of {name}")
+    _, per, size = _KIND[kind]
+    rb, b0, b1 = C // per * size, a // per, (b - 1) // per + 1
+    out = []
+    with open(path, "rb") as fh:
+        for r in range(R):
+            fh.seek(base + r * rb + b0 * size)
+            vals = _decode(kind, fh.read((b1 - b0) * size))
+            out.append(vals[a - b0 * per:b - b0 * per])
+    return out
 
 
 def unpermute(vals: list, n: int, C: int) -> list:
@@ -321,26 +373,21 @@ def unpermute(vals: list, n: int, C: int) -> list:
     return [v for r in order for v in vals[r * C:(r + 1) * C]]
 
 
-def read_slice(path: Path, t: dict):
+def read_slice(path: Path, t: dict, max_entries: int | None = None):
     """Rows [a, b) (``rows``) or columns [a, b) (``cols``) of matrix ``t["name"]``, exactly, as
     an fmpq_mat [rows, cols] of the tensor as stored ([ne1, ne0], torch [out, in]), transposed
-    when ``t["transpose"]`` (the contract of :func:`qkverify.kernel.weights.read_slice`)."""
+    when ``t["transpose"]`` (the contract of :func:`qkverify.kernel.weights.read_slice`); at most
+    ``max_entries`` entries (Undecided beyond, decided from the header)."""
     from flint import fmpq, fmpq_mat
 
-    _, tensors, _ = header(Path(path))
-    require(t["name"] in tensors, "weights", f"no tensor {t['name']!r} in {Path(path).name}")
-    dims = tensors[t["name"]][0]
     if "rows" in t:
         a, b = t["rows"]
-        vals, C = rows(path, t["name"], a, b)
+        vals, C = rows(path, t["name"], a, b, max_entries)
         grid = [vals[i * C:(i + 1) * C] for i in range(b - a)]
     else:
-        a, b = t["cols"]
-        require(len(dims) == 2 and 0 <= a < b <= dims[0], "input", f"cols {a}:{b} of {t['name']} {dims}")
-        vals, C = rows(path, t["name"], 0, dims[1])
-        grid = [vals[i * C + a:i * C + b] for i in range(dims[1])]
+        grid = columns(path, t["name"], *t["cols"], max_entries)
     X = fmpq_mat([[fmpq(m << x) if x >= 0 else fmpq(m, 1 << -x) for m, x in row] for row in grid])
     return X.transpose() if t.get("transpose") else X
 
 
-__all__ = ["header", "rows", "read_slice", "unpermute", "TYPES", "BLOCKS", "Invalid"]
+__all__ = ["header", "matrix", "rows", "columns", "read_slice", "unpermute", "TYPES", "BLOCKS", "Invalid"]

@@ -13,8 +13,7 @@ import jsonschema
 from flint import fmpq, fmpq_mat, fmpz, fmpz_poly
 
 SCHEMA_PATH = Path(__file__).resolve().parents[1] / "schema" / "certificate.schema.json"
-MAX_FILE_BYTES = 64 * 1024 * 1024
-MAX_DIGITS = 20000
+from .limits import MAX_FILE_BYTES, MAX_INT_DIGITS as MAX_DIGITS, MAX_JSON_DEPTH
 
 
 class Invalid(Exception):
@@ -27,6 +26,11 @@ class Invalid(Exception):
 
 class Undecided(Exception):
     """The kernel could not decide within its limits (``why`` names the limit)."""
+
+
+class NotEvaluable(Exception):
+    """A declaration's conclusion (or a witness) cannot be evaluated on this input, e.g. the
+    existential side of an iff with no candidate given: it must not be listed."""
 
 
 class Unreadable(Exception):
@@ -65,13 +69,20 @@ def _int(s: str) -> int:
 def loads(text: str) -> Any:
     """Parse strict JSON: duplicate keys, NaN/Infinity and huge integers are Invalid."""
     try:
-        return json.loads(text, object_pairs_hook=_pairs, parse_constant=_no_constant, parse_int=_int)
+        doc = json.loads(text, object_pairs_hook=_pairs, parse_constant=_no_constant, parse_int=_int)
     except _Dup as e:
         raise Invalid("json", f"duplicate key {e.args[0]!r}") from None
     except json.JSONDecodeError as e:
         raise Unreadable(f"not valid JSON ({e.msg} at line {e.lineno} column {e.colno})") from None
     except (ValueError, RecursionError) as e:
         raise Invalid("json", str(e)[:200]) from None
+    stack = [(doc, 1)]
+    while stack:  # nesting depth, without recursion
+        x, d = stack.pop()
+        if isinstance(x, (dict, list)):
+            require(d <= MAX_JSON_DEPTH, "json", f"nested deeper than the kernel's limit MAX_JSON_DEPTH = {MAX_JSON_DEPTH}")
+            stack.extend((v, d + 1) for v in (x.values() if isinstance(x, dict) else x))
+    return doc
 
 
 def read(path: Path) -> Any:

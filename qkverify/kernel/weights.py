@@ -12,8 +12,12 @@ import ast
 import functools
 import hashlib
 import json
+import lzma
+import os
+import stat
 import sys
 import zipfile
+import zlib
 from array import array
 from pathlib import Path, PurePosixPath
 
@@ -32,20 +36,39 @@ def _sha256(path: str, size: int, mtime_ns: int) -> str:
         return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
+def _can_be_weights(c: Path) -> bool:
+    """Whether candidate ``c`` can be a weights file the kernel reads: a regular file of at least
+    10 bytes that begins as a safetensors file (a u64 header length ≤ 10^8, then ``{``), a GGUF
+    file or a zip (.npz) does.  Decided from its size and first 9 bytes, read non-blocking, so a
+    hint at a pseudo-file that never ends (``/proc/kmsg``: size 0) or at any other big file is
+    never read through: its readers would refuse such a file anyway."""
+    st = c.stat()
+    if not stat.S_ISREG(st.st_mode) or st.st_size < 10:
+        return False
+    fd = os.open(c, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        head = os.read(fd, 9)
+    finally:
+        os.close(fd)
+    return (head[:4] == b"GGUF" or head[:4] in NPZ_SIGNATURES
+            or (int.from_bytes(head[:8], "little") <= ST_MAX_HEADER and head[8:9] == b"{"))
+
+
 def find(file: str, sha256: str, base_dir: Path | None, dirs: list[str]) -> Path:
     """The candidate file whose SHA-256 is ``sha256``; Undecided naming the candidates when none is.
 
     ``file`` is the recorded name or a ``path_hint`` (a relative POSIX path).  Candidates, in
     order: ``file`` relative to the certificate's directory ``base_dir``, its name there, ``file``
     relative to the working directory, its name in each of ``dirs`` (``--weights`` and the
-    installed model packages).  Only regular files are hashed, and a candidate is used only when
-    its SHA-256 is the certificate's: a hint can point nowhere dangerous."""
+    installed model packages).  A candidate is hashed only if it can be a weights file
+    (:func:`_can_be_weights`), and used only when its SHA-256 is the certificate's: a hint can
+    point nowhere dangerous."""
     name = Path(file).name
     cands = ([base_dir / file, base_dir / name] if base_dir else []) + [Path(file)] + [Path(d) / name for d in dirs]
     seen = []
     for c in cands:
         try:
-            if c.is_file():
+            if _can_be_weights(c):
                 st = c.stat()
                 if _sha256(str(c.resolve()), st.st_size, st.st_mtime_ns) == sha256:
                     return c
@@ -68,8 +91,97 @@ def _st_bad(path: Path, why: str):
     raise Invalid("weights", f"{Path(path).name} is not a valid safetensors file: {why}")
 
 
+#: serde_json's table of powers of ten (f64 literals 1e0 … 1e308, correctly rounded)
+_POW10 = [float(f"1e{i}") for i in range(309)]
+_I32 = (-(1 << 31), (1 << 31) - 1)
+#: serde_json's recursion limit: arrays and objects nest at most 127 deep
+SERDE_MAX_DEPTH = 127
+
+
+def _serde_f64(lit: str) -> float:
+    """The f64 serde_json 1.x (no ``float_roundtrip``: its fast, inexact parser, which the
+    reference loader is built with) makes of the JSON number ``lit``; ValueError where it answers
+    "number out of range".  Its steps (``parse_integer``, ``parse_long_integer``,
+    ``parse_decimal[_overflow]``, ``parse_exponent[_overflow]``, ``f64_from_parts``): digits
+    accumulate into a u64 significand until the next one would overflow it; further integer
+    digits raise the decimal exponent, further fraction digits are dropped; the exponent is an
+    i32 (on overflow: 0 for a zero significand or a negative exponent, else out of range),
+    added with saturation; then f = significand as f64, multiplied by 10^e (out of range if it
+    becomes infinite) or divided by 10^-e, in steps of 10^308 below 10^-308."""
+    pos = not lit.startswith("-")
+    mant, _, exp = lit.lstrip("-").replace("E", "e").partition("e")
+    ip, _, fp = mant.partition(".")
+    sig, e10 = 0, 0
+    for i, c in enumerate(ip):
+        if sig * 10 + ord(c) - 48 > _U64 - 1:
+            e10 = len(ip) - i
+            break
+        sig = sig * 10 + ord(c) - 48
+    for c in fp:
+        if sig * 10 + ord(c) - 48 > _U64 - 1:
+            break
+        sig, e10 = sig * 10 + ord(c) - 48, e10 - 1
+    if exp:
+        neg, x = exp.startswith("-"), 0
+        for c in exp.lstrip("+-"):
+            x = x * 10 + ord(c) - 48
+            if x > _I32[1]:
+                if sig and not neg:
+                    raise ValueError("number out of range")
+                return 0.0 if pos else -0.0
+        e10 = min(max(e10 - x if neg else e10 + x, _I32[0]), _I32[1])
+    f = float(sig)
+    while True:
+        if abs(e10) < len(_POW10):
+            if e10 >= 0:
+                f *= _POW10[e10]
+                if f in (float("inf"), float("-inf")):
+                    raise ValueError("number out of range")
+            else:
+                f /= _POW10[-e10]
+            break
+        if f == 0.0:
+            break
+        if e10 >= 0:
+            raise ValueError("number out of range")
+        f, e10 = f / 1e308, e10 + 308
+    return f if pos else -f
+
+
+def _serde_int(lit: str):
+    """An integer literal as serde_json reads it: a u64 or a nonzero i64 stays an integer;
+    ``-0``, a negative below −2^63 and anything longer than u64 become an f64 (so no usize),
+    possibly out of range."""
+    digits = lit.lstrip("-")
+    if len(digits) <= 20:
+        v = int(lit)
+        if -(1 << 63) <= v < _U64 and not (v == 0 and lit.startswith("-")):
+            return v
+    return _serde_f64(lit)
+
+
+def _serde_strings_and_depth(obj) -> None:
+    """ValueError unless every string (keys too) is valid Unicode -- no lone surrogate escape,
+    which serde_json refuses wherever it is -- and arrays/objects nest at most
+    :data:`SERDE_MAX_DEPTH` deep (the reference parses every value, ignored ones too)."""
+    stack = [(obj, 1)]
+    while stack:
+        o, depth = stack.pop()
+        if isinstance(o, (dict, list)):
+            if depth > SERDE_MAX_DEPTH:
+                raise ValueError(f"arrays/objects nested more than {SERDE_MAX_DEPTH} deep")
+            for k, v in (o.items() if isinstance(o, dict) else ((None, v) for v in o)):
+                if k is not None:
+                    k.encode("utf-8")
+                stack.append((v, depth + 1))
+        elif isinstance(o, str):
+            o.encode("utf-8")
+
+
 def _st_json(text: str):
-    """The header parsed as serde_json reads it, and with every object's keys unique."""
+    """The header parsed as serde_json reads it -- numbers, strings and depth by serde_json's
+    rules (:func:`_serde_f64`, :func:`_serde_int`, :func:`_serde_strings_and_depth`) -- and with
+    every object's keys unique (the README's rule)."""
     def pairs(kv):
         out = {}
         for k, v in kv:
@@ -81,9 +193,10 @@ def _st_json(text: str):
     def const(c):
         raise ValueError(f"{c} is not JSON")
 
-    # serde reads "-0" as a float, so it is no usize; Python would read the integer 0
-    return json.loads(text, object_pairs_hook=pairs, parse_constant=const,
-                      parse_int=lambda t: -0.0 if t == "-0" else int(t))
+    hdr = json.loads(text, object_pairs_hook=pairs, parse_constant=const, parse_int=_serde_int,
+                     parse_float=_serde_f64)
+    _serde_strings_and_depth(hdr)
+    return hdr
 
 
 def _usize(v) -> bool:
@@ -102,10 +215,12 @@ def st_header(path: Path) -> tuple[dict, int]:
        N ≤ 100,000,000 and 8 + N ≤ the file's size;
     2. the N header bytes are UTF-8 and a JSON object (begins with ``{``; the README's MUST,
        which 0.8 does not yet enforce) followed by JSON whitespace only;
-    3. JSON as serde_json reads it: no NaN/Infinity, integers written as integers (``16.0``,
-       ``1e1`` and ``-0`` are no usize), no lone surrogates; and no key twice in any object
-       (the README: "Duplicate keys are disallowed"; serde keeps the last one silently, so a
-       tensor named twice is refused here even when the reference would read it);
+    3. JSON as serde_json reads it, every value (ignored fields too: the reference parses the
+       whole header): no NaN/Infinity, integers written as integers (``16.0``, ``1e1`` and
+       ``-0`` are no usize), no number serde_json's parser puts out of the f64 range, no lone
+       surrogate in any string, arrays/objects nested at most 127 deep; and no key twice in any
+       object (the README: "Duplicate keys are disallowed"; serde keeps the last one silently,
+       so a tensor named twice is refused here even when the reference would read it);
     4. ``__metadata__``, when present, is null or an object of strings to strings;
     5. every other key is a tensor: an object with ``dtype`` (one of :data:`ST_BITS`),
        ``shape`` (a list of u64) and ``data_offsets`` (exactly two u64, begin ≤ end); other
@@ -144,8 +259,6 @@ def _st_header(path: str, size: int, mtime_ns: int) -> tuple[dict, int]:
         _st_bad(path, "header does not begin with '{'")
     try:
         hdr = _st_json(text)
-        for k in hdr:
-            k.encode("utf-8")
     except (ValueError, RecursionError, UnicodeEncodeError) as e:
         _st_bad(path, f"header is not JSON as the format reads it ({str(e)[:120]})")
     if not isinstance(hdr, dict):
@@ -215,16 +328,38 @@ NPZ_MAX_INFLATE = 1 << 31
 NPY_MAX_HEADER = 10000  # numpy's own max_header_size
 
 
+#: what may begin an .npz: numpy's np.load takes a file for a zip only when it begins so
+NPZ_SIGNATURES = (b"PK\x03\x04", b"PK\x05\x06")
+#: what zipfile and its decompressors raise for a member that is not what its headers say
+_ZIP_ERRORS = (zipfile.BadZipFile, zlib.error, lzma.LZMAError, EOFError, RuntimeError, NotImplementedError)
+
+
+@functools.lru_cache(maxsize=64)
+def _npz_member_read(path: str, size: int, mtime_ns: int, member: str) -> None:
+    """Read member ``member`` to its end once (per file version), so zipfile checks its CRC-32
+    as numpy does; the streaming read of :func:`_npz_block` stops at the last needed entry."""
+    with zipfile.ZipFile(path) as z, z.open(member) as fh:
+        while fh.read(1 << 22):
+            pass
+
+
 def _npz_block(path: Path, name: str, idx: list[int], N: int, n: int) -> list[tuple[int, int]]:
     """The N × n block ``[*idx, :, :]`` of array ``name`` of an ``.npz`` (a zip of ``.npy`` files,
     format 1.0–3.0, C or Fortran order), row-major, as exact dyadics.
 
-    Rules: the zip names each member once; the ``.npy`` header is ≤ 10000 bytes (numpy's
-    limit) and a dict with ``descr``, ``fortran_order`` and ``shape``; the member holds exactly
-    header + Π shape · itemsize bytes.  A member breaking them is Invalid; a dtype other than
-    little-endian f2/f4/f8 is Undecided; a compressed member declaring more than
-    :data:`NPZ_MAX_INFLATE` bytes is Undecided (the limit), so a zip bomb is refused before
-    anything is inflated.  Only the needed elements are kept in memory."""
+    Rules (numpy's ``np.load``, which refuses the rest): the file begins with a zip signature;
+    the zip names each member once and never both ``X`` and ``X.npy`` (np.load's key ``X``
+    would be the former); the member is not encrypted and its CRC-32 is right (it is read to
+    its end once); the ``.npy`` header is ≤ 10000 bytes (numpy's limit) and a dict with
+    ``descr``, ``fortran_order`` and ``shape``; the member holds exactly header +
+    Π shape · itemsize bytes.  A member breaking them is Invalid; a dtype other than
+    little-endian f2/f4/f8 (spelled ``'<f2'``, ``'<f4'``, ``'<f8'``, as numpy writes them) is
+    Undecided; a compressed member declaring more than :data:`NPZ_MAX_INFLATE` bytes is
+    Undecided (the limit), so a zip bomb is refused before anything is inflated.  Only the
+    needed elements are kept in memory."""
+    with open(path, "rb") as f0:
+        require(f0.read(4) in NPZ_SIGNATURES, "weights",
+                f"{path.name} does not begin with a zip signature (numpy's np.load refuses it as an .npz)")
     try:
         z = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError):
@@ -232,6 +367,8 @@ def _npz_block(path: Path, name: str, idx: list[int], N: int, n: int) -> list[tu
     with z:
         names = z.namelist()
         require(len(names) == len(set(names)), "weights", f"{path.name}: a zip member named twice")
+        both = sorted(m for m in set(names) if m + ".npy" in set(names))
+        require(not both, "weights", f"{path.name}: members {both[:1]} and their .npy are both one array for np.load")
         try:
             info = z.getinfo(name + ".npy")
         except KeyError:
@@ -239,9 +376,12 @@ def _npz_block(path: Path, name: str, idx: list[int], N: int, n: int) -> list[tu
         if info.compress_type != zipfile.ZIP_STORED and info.file_size > NPZ_MAX_INFLATE:
             raise Undecided(f"{path.name}:{name} inflates to {info.file_size} bytes, over the kernel's limit of "
                             f"{NPZ_MAX_INFLATE} for a compressed member")
+        require(not info.flag_bits & 1, "weights", f"{path.name}:{name} is an encrypted member")
         try:
+            st = Path(path).stat()
+            _npz_member_read(str(Path(path).resolve()), st.st_size, st.st_mtime_ns, info.filename)
             fh = z.open(info)
-        except (zipfile.BadZipFile, NotImplementedError, OSError) as e:
+        except (*_ZIP_ERRORS, OSError) as e:  # OSError: e.g. bz2's "Invalid data stream"
             raise Invalid("weights", f"{path.name}:{name} cannot be read ({e})") from None
         with fh:
             head = fh.read(12)
@@ -258,7 +398,7 @@ def _npz_block(path: Path, name: str, idx: list[int], N: int, n: int) -> list[tu
             require(isinstance(hdr, dict) and set(hdr) == {"descr", "fortran_order", "shape"}
                     and isinstance(hdr["shape"], tuple) and all(type(d) is int and d >= 0 for d in hdr["shape"])
                     and type(hdr["fortran_order"]) is bool, "weights", f"{name}: malformed .npy header")
-            dt = {"<f2": "F16", "<f4": "F32", "<f8": "F64"}.get(hdr["descr"])
+            dt = {"<f2": "F16", "<f4": "F32", "<f8": "F64"}.get(hdr["descr"]) if isinstance(hdr["descr"], str) else None
             if dt is None:
                 raise Undecided(f"{name}: dtype {hdr['descr']!r}; the kernel reads little-endian f2/f4/f8 arrays")
             shape, sz = list(hdr["shape"]), FLOATS[dt][0]
@@ -309,6 +449,10 @@ def _st_info(path: Path, name: str, vector_ok: bool = False) -> tuple[str, int, 
 def _tensor(path: Path, t: dict, n: int, N: int) -> list[tuple[int, int]]:
     """The exact W_Q or W_K (n × N, row-major) that tensor reference ``t`` names."""
     fmt = t.get("format", "safetensors")
+    slices = {"safetensors": ("rows", "cols"), "npz": ("index",), "gguf": ("rows",)}.get(fmt, ())
+    require(any(k in t for k in slices), "input", f"{t['name']}: a {fmt} tensor is sliced by {' or '.join(slices)}")
+    # a transform the kernel would not apply must not be stated: the statement would not be what is checked
+    require(fmt == "gguf" or "transform" not in t, "input", f"{t['name']}: a transform applies to GGUF tensors only")
     if fmt == "npz":  # TransformerLens [..., d_model, d_head] arrays, indexed, then transposed
         vals = _npz_block(path, t["name"], t["index"], N, n)
         return [vals[r * n + c] for c in range(n) for r in range(N)]
@@ -317,8 +461,9 @@ def _tensor(path: Path, t: dict, n: int, N: int) -> list[tuple[int, int]]:
 
         require("rows" in t, "input", f"{t['name']}: a GGUF tensor is sliced by rows")
         a, b = t["rows"]
-        vals, C = gguf.rows(path, t["name"], a, b)
+        R, C = gguf.matrix(path, t["name"])[:2]  # the slice is checked from the header before reading
         require(b - a == n and C == N, "input", f"rows {a}:{b} of {t['name']} are not an n × N = {n} × {N} block")
+        vals, C = gguf.rows(path, t["name"], a, b)
         return gguf.unpermute(vals, n, C) if "RoPE" in t.get("transform", "") else vals
     if fmt != "safetensors":
         raise Undecided(f"tensor {t['name']} is in a {fmt} file: the kernel reads safetensors, GGUF and .npz tensors")
@@ -342,7 +487,8 @@ def head_Z(tensors: list[dict], n: int, N: int, locate) -> tuple[fmpz_mat, int]:
     read from the file ``locate(path_hint or file, sha256)`` returns: ``rows [a, b)`` of an ``[out, in]``
     tensor, ``cols [a, b)`` of an ``[in, out]`` one (GPT-2 Conv1D, transposed), or an ``index``
     into a TransformerLens ``.npz`` array (transposed)."""
-    require(2 * n * N <= MAX_HEAD_ENTRIES, "limits", f"2n·N = {2 * n * N} entries exceed {MAX_HEAD_ENTRIES}")
+    if 2 * n * N > MAX_HEAD_ENTRIES:  # a limit: undecided (TRUST.md), not a false statement
+        raise Undecided(f"2n·N = {2 * n * N} head entries exceed the kernel's limit of {MAX_HEAD_ENTRIES}")
     got = {}
     for t in tensors:
         require(t["role"] not in got, "input", f"{t['role']} given twice")
@@ -371,11 +517,15 @@ def to_Z(vals: list[tuple[int, int]], R: int, C: int) -> tuple[fmpz_mat, int]:
 
 def tensor(path: Path, name: str, rows: list[int] | None = None) -> tuple[fmpz_mat, int]:
     """(Z, e): the chosen rows (all when None) of a 2-D tensor, or a 1-D tensor as one row,
-    of a safetensors file (F64/F32/F16/BF16), exactly Z·2^e."""
+    of a safetensors file (F64/F32/F16/BF16), exactly Z·2^e.  At most 4·2^24 rows and entries
+    (Undecided beyond, from the header: a legal [2^40, 0] tensor is not listed)."""
     dt, R, C, sz, off = _st_info(path, name, vector_ok=True)
     shape = [R, C]
+    n_rows = R if rows is None else len(rows)
+    if n_rows > MAX_HEAD_ENTRIES * 4 or n_rows * C > MAX_HEAD_ENTRIES * 4:  # before any list is made
+        raise Undecided(f"rows of {name} {shape}: over the kernel's limit of {MAX_HEAD_ENTRIES * 4} entries")
     rows = list(range(R)) if rows is None else rows
-    require(all(0 <= r < R for r in rows) and len(rows) * C <= MAX_HEAD_ENTRIES * 4, "input", f"rows of {name} {shape}")
+    require(all(0 <= r < R for r in rows), "input", f"rows of {name} {shape}")
     vals: list[tuple[int, int]] = []
     with open(path, "rb") as fh:
         if rows == list(range(R)):
@@ -397,12 +547,13 @@ def read_slice(path: Path, t: dict) -> fmpq_mat:
                 from . import gguf
             except ImportError:
                 raise Undecided("a GGUF tensor: the kernel's GGUF reader (kernel/gguf.py) is not installed") from None
-            return gguf.read_slice(path, t)
+            return gguf.read_slice(path, t, MAX_HEAD_ENTRIES)
     dt, R, C, sz, off = _st_info(path, t["name"])
     shape = [R, C]
     a, b = t["rows"] if "rows" in t else t["cols"]
     require(0 <= a < b <= (R if "rows" in t else C), "input", f"slice {a}:{b} of {t['name']} {shape}")
-    require((b - a) * (C if "rows" in t else R) <= MAX_HEAD_ENTRIES, "limits", "slice too large")
+    if (b - a) * (C if "rows" in t else R) > MAX_HEAD_ENTRIES:
+        raise Undecided(f"slice {a}:{b} of {t['name']} {shape}: over the kernel's limit of {MAX_HEAD_ENTRIES} entries")
     rows = []
     with open(path, "rb") as fh:
         if "rows" in t:

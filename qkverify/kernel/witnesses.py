@@ -1,13 +1,36 @@
-"""One checker per witness kind.  Each takes the witness (already validated
-by the schema) and the exact matrix it is about, checks it, and returns a
-typed fact; any inconsistency raises :class:`Invalid` naming the witness."""
+"""Every witness checker, in one table (:data:`CHECKERS`, witness kind -> checker).
+
+The kernel's first pass sends each witness of a certificate through the checker of its
+kind.  A checker takes the witness (already validated by the schema) and the kernel's
+view of the certificate ``q`` (the well-formed input's exact objects ``q.arg(name)``,
+the matrices the rule packs derive from them ``q.mat(of)``, and other facts
+``q.fact(kind, of)``); it multiplies out, evaluates signs and counts roots, and returns
+a typed fact (the small dataclasses below), or raises :class:`Invalid` naming the
+witness.  Rules read facts only (``q.fact``); they never see a witness's text."""
 
 from __future__ import annotations
 
-from flint import fmpq, fmpq_mat, fmpz, fmpz_mat, fmpz_poly, nmod_mat
+from dataclasses import dataclass, field
+from typing import Any, Callable
 
-from .algebra import Box, Real, Root, count_with_multiplicity, sign_at
-from .jsonio import poly, rat, require
+from flint import arb, arb_mat, fmpq, fmpq_mat, fmpz, fmpz_mat, fmpz_poly, nmod_mat
+
+from . import limits
+from . import sampling as SMP
+from .algebra import (Box, CBox, Quad, Real, Root, cmp, count_with_multiplicity, interval, krawczyk, power_sum_2,
+                      precision, sign, sign_at, to_arb)
+from .jsonio import NotEvaluable, Undecided, dec, poly, qstr, rat, ratmat, require
+
+#: witness kind -> checker(w, q) -> fact
+CHECKERS: dict[str, Callable[[dict, Any], Any]] = {}
+
+
+def checker(kind: str):
+    def reg(fn):
+        assert kind not in CHECKERS, kind
+        CHECKERS[kind] = fn
+        return fn
+    return reg
 
 
 def integer_scaled(X: fmpq_mat, D: fmpz, what: str) -> fmpz_mat:
@@ -18,9 +41,178 @@ def integer_scaled(X: fmpq_mat, D: fmpz, what: str) -> fmpz_mat:
     return num
 
 
-def charpoly(Y: fmpz_mat) -> fmpz_poly:
-    """Characteristic polynomial det(xI − Y) of a square integer matrix (FLINT)."""
-    return Y.charpoly()
+def _scaled(f: fmpz_poly, D: fmpz) -> fmpz_poly:
+    """g with g(x) = 0 iff f(D·x) = 0: coefficients c_k·D^k."""
+    return fmpz_poly([c * D**k for k, c in enumerate(f.coeffs())])
+
+
+def eye(n: int) -> fmpq_mat:
+    return fmpq_mat(n, n, [int(i == j) for i in range(n) for j in range(n)])
+
+
+# ---------------------------------------------------------------------------
+# facts
+
+
+@dataclass
+class Spectrum:
+    """Spectrum(X): every eigenvalue of the symmetric X with multiplicity (rational or Root),
+    and Σλ² (Newton's identities on the factors)."""
+
+    values: list
+    power_sum_2: fmpq
+
+
+@dataclass(frozen=True)
+class Rank:
+    """Rank(X) = rank; ``kernel``: integer vectors y with yᵀX = 0 spanning the left kernel."""
+
+    rank: int
+    kernel: tuple
+
+
+@dataclass
+class Cells:
+    """The nonzero eigenvalues of an integer X as cells [lo, hi) holding ``count`` roots each
+    (``boxes``, one per root), the multiplicity of 0, and charpoly(X)."""
+
+    boxes: list
+    zero: int
+    charpoly: fmpz_poly
+
+
+@dataclass
+class Fiber:
+    """S = H ± P with H, P symmetric, commuting with S and each other, spec H symmetric about
+    0, P ⪰ 0; ``normP`` = ‖P‖²."""
+
+    H: fmpq_mat
+    P: fmpq_mat
+    normP: fmpq
+
+
+@dataclass
+class Factor:
+    """x, y ≠ 0 with entries in ℚ(√m) (for ``of`` L: rational, and L = x yᵀ)."""
+
+    x: list
+    y: list
+
+
+@dataclass
+class Orthogonal:
+    """U with UᵀU = 1, N × N."""
+
+    U: fmpq_mat
+
+
+@dataclass
+class Inverse:
+    """Y = X⁻¹ (Y·X = 1)."""
+
+    Y: fmpq_mat
+
+
+@dataclass
+class Series:
+    """A ball holding Σ_i Σ_k x_i^(2k+1) (odd) or x_i^(2k+2) (even): K terms ± the tail bound."""
+
+    ball: arb
+
+
+@dataclass
+class ThetaPoint:
+    point: list
+
+
+@dataclass
+class Trend:
+    """The re-drawn sample's points and log-log slope (balls), contained in the stated ones."""
+
+    points: list
+    slope: arb
+
+
+@dataclass
+class Moments:
+    values: dict
+
+
+@dataclass
+class Enumeration:
+    E_ratio_S: fmpq
+    E_ratio_T: fmpq
+
+
+@dataclass
+class MonteCarlo:
+    """Hoeffding intervals of E[‖S‖²/‖L‖²] and E[‖T‖²/‖L‖²] of the re-drawn sample."""
+
+    intervals: list
+
+
+@dataclass
+class CRoots:
+    """Every eigenvalue of a (non-symmetric) X once: (rational | Root | CBox, multiplicity,
+    square-free factor)."""
+
+    roots: list
+
+    def dominant(self, simple: bool):
+        """(λ, m): the real positive eigenvalue strictly larger in modulus than every other
+        one, with its multiplicity (m = 1 required when ``simple``), or None."""
+        pos = [(x, m) for x, m, _ in self.roots if not isinstance(x, CBox) and sign(x) > 0 and (m == 1 or not simple)]
+        if not pos:
+            return None
+        lam, mult = pos[0]
+        for x, m in pos[1:]:
+            if cmp(x, lam) > 0:
+                lam, mult = x, m
+        if any(x is not lam and _vs(lam, x) <= 0 for x, _, _ in self.roots):
+            return None
+        return lam, mult
+
+
+def _abs(x):
+    return x if sign(x) > 0 else (-x if isinstance(x, fmpq) else x.neg())
+
+
+def _vs(lam, x) -> int:
+    """sign(λ − |x|) for the real λ > 0 and another eigenvalue x (exact, or through a box)."""
+    if not isinstance(x, CBox):
+        return cmp(lam, _abs(x))
+    lo2, hi2 = x.mod2()
+    for _ in range(400):
+        lo, hi = interval(lam)
+        if lo * lo > hi2:
+            return 1
+        if hi * hi < lo2:
+            return -1
+        if isinstance(lam, fmpq) or lo == hi:
+            break
+        lam.bisect()
+    raise Undecided("the modulus of a real eigenvalue and of a complex box are not separated")
+
+
+@dataclass
+class EigVec:
+    """ψ ≠ 0 with Xψ = λψ for the simple dominant λ: exact entries, or balls (``exact`` False)."""
+
+    psi: list
+    exact: bool
+    prec: int = 0
+
+
+@dataclass
+class Definite:
+    positive: bool
+
+
+@dataclass
+class Eigenspace:
+    """Whether ker(X − λI) has dimension m (the algebraic multiplicity of the dominant λ)."""
+
+    full: bool
 
 
 # ---------------------------------------------------------------------------
@@ -33,7 +225,7 @@ def _minor_mod(Y: fmpz_mat, rows: list[int], cols: list[int], p: int) -> int:
     return int(nmod_mat([[int(Y[i, j]) % p for j in cols] for i in rows], p).det())
 
 
-def rank_fact(w: dict, X: fmpq_mat) -> int:
+def rank_of(w: dict, X: fmpq_mat) -> Rank:
     """Rank(X) = r: a nonzero r×r minor of scale·X modulo a prime p (rank ≥ r) and,
     when r < rows, ``kernel``: rows − r integer vectors y with yᵀ·(scale·X) = 0 whose
     own minor on ``kernel_cols`` is nonzero mod p (rank ≤ r)."""
@@ -62,14 +254,21 @@ def rank_fact(w: dict, X: fmpq_mat) -> int:
         require(kp.is_prime() and kp < 2**62, what, f"{kp} is not a prime below 2^62")
         require(_minor_mod(Kz, list(range(R - r)), kc, int(kp)) == int(w["kernel_minor_mod_p"]) != 0, what,
                 "the kernel vectors' minor is wrong or zero mod its prime")
-    return r
+    return Rank(r, tuple(tuple(int(v) for v in y) for y in K))
+
+
+@checker("rank")
+def _rank(w: dict, q) -> Rank:
+    if w["of"] == "M" and q.kind == "weights":
+        return rank_of(w, fmpq_mat(q.head_Z()[0]))
+    return rank_of(w, q.mat(w["of"]))
 
 
 # ---------------------------------------------------------------------------
 # exact spectrum of a rational symmetric matrix
 
 
-def spectrum_fact(w: dict, X: fmpq_mat) -> list[Real]:
+def spectrum_of(w: dict, X: fmpq_mat) -> Spectrum:
     """Spectrum(X), with multiplicity, each eigenvalue exact.
 
     Checks: Π poly_k^m_k equals charpoly(D·X) times the product of the leading
@@ -79,7 +278,7 @@ def spectrum_fact(w: dict, X: fmpq_mat) -> list[Real]:
     what = f"spectrum witness of {w['of']}"
     D = fmpz(w["scale"])
     require(D > 0, what, "scale must be positive")
-    P = charpoly(integer_scaled(X, D, what))
+    P = integer_scaled(X, D, what).charpoly()
     prod, lead = fmpz_poly([1]), fmpz(1)
     values: list[Real] = []
     polys = []
@@ -106,19 +305,20 @@ def spectrum_fact(w: dict, X: fmpq_mat) -> list[Real]:
     for i in range(len(polys)):
         for j in range(i + 1, len(polys)):
             require(polys[i].gcd(polys[j]).degree() == 0, what, f"factors {i} and {j} share a root")
-    return values
+    p2 = sum((fac["multiplicity"] * power_sum_2(poly(fac["poly"])) for fac in w["factors"]), fmpq(0)) / (D * D)
+    return Spectrum(values, p2)
 
 
-def _scaled(f: fmpz_poly, D: fmpz) -> fmpz_poly:
-    """g with g(x) = 0 iff f(D·x) = 0: coefficients c_k·D^k."""
-    return fmpz_poly([c * D**k for k, c in enumerate(f.coeffs())])
+@checker("spectrum")
+def _spectrum(w: dict, q) -> Spectrum:
+    return spectrum_of(w, q.mat(w["of"]))
 
 
 # ---------------------------------------------------------------------------
 # cells: enclosures of the nonzero spectrum of X = J Z Zᵀ (a weights head)
 
 
-def cells_fact(w: dict, X: fmpz_mat) -> tuple[list[Box], int]:
+def cells_of(w: dict, X: fmpz_mat) -> Cells:
     """The eigenvalues of the integer matrix X as closed cells, and the zero multiplicity.
 
     charpoly(X) = x^z·P with P(0) ≠ 0; every cell [k·2^(g−r), (k+1)·2^(g−r)] holds
@@ -126,8 +326,8 @@ def cells_fact(w: dict, X: fmpz_mat) -> tuple[list[Box], int]:
     endpoints suffices for c = 1, a Sturm count otherwise -- and the counts add up
     to deg P, so each cell holds exactly c and no root lies outside the cells."""
     what = "cells witness"
-    P = charpoly(X)
-    cs = P.coeffs()
+    full = X.charpoly()
+    cs = full.coeffs()
     z = w["zero"]
     require(all(c == 0 for c in cs[:z]) and (z == len(cs) - 1 or cs[z] != 0), what,
             f"the characteristic polynomial does not have x^{z} exactly")
@@ -150,22 +350,31 @@ def cells_fact(w: dict, X: fmpz_mat) -> tuple[list[Box], int]:
         total += c
         boxes.extend([Box(lo, hi)] * c)
     require(total == P.degree(), what, f"the cells hold {total} roots, the polynomial has {P.degree()}")
-    return boxes, z
+    return Cells(boxes, z, full)
+
+
+@checker("cells")
+def _cells(w: dict, q) -> Cells:
+    Z, e = q.head_Z()
+    require(w["scale_exponent"] == e, "cells witness", f"scale exponent {w['scale_exponent']} ≠ {e}")
+    n = q.arg("n")
+    G = Z * Z.transpose()
+    X = fmpz_mat(G.tolist()[n:] + G.tolist()[:n])  # J·G
+    return cells_of(w, X)
 
 
 # ---------------------------------------------------------------------------
 # fiber decomposition S = H ± P (Theorem 4, faces c = 0 and d = 0)
 
 
-def fiber_fact(face: str, S: fmpq_mat, H: fmpq_mat, P: fmpq_mat) -> fmpq:
-    """Check the decomposition properties and return ‖P‖².
-
-    S = H + P (face d) or S = H − P (face c); H, P symmetric; H, P commute with S
-    and with each other; the spectrum of H is symmetric about 0 (its characteristic
-    polynomial is even or odd); P ⪰ 0 (its characteristic polynomial, real-rooted,
-    has no sign agreement between consecutive nonzero coefficients -- Descartes:
-    no negative root)."""
+def fiber_props(face: str, S: fmpq_mat, H: fmpq_mat, P: fmpq_mat) -> Fiber:
+    """Check the decomposition properties of S = H + P (face d) or S = H − P (face c): H, P
+    symmetric; H, P commute with S and with each other; the spectrum of H is symmetric
+    about 0 (its characteristic polynomial is even or odd); P ⪰ 0 (its characteristic
+    polynomial, real-rooted, has no sign agreement between consecutive nonzero
+    coefficients of charpoly(−x) -- Descartes: no negative root)."""
     what = f"fiber decomposition (face {face})"
+    require(H.nrows() == H.ncols() == P.nrows() == P.ncols() == S.nrows(), what, "H and P must be N × N")
     sgn = 1 if face == "d" else -1
     require(H + P * sgn == S, what, f"S ≠ H {'+' if sgn > 0 else '−'} P")
     require(H.transpose() == H and P.transpose() == P, what, "H or P is not symmetric")
@@ -176,22 +385,277 @@ def fiber_fact(face: str, S: fmpq_mat, H: fmpq_mat, P: fmpq_mat) -> fmpq:
     require(all(c == 0 for c in parity), what, "the spectrum of H is not symmetric about 0")
     D = max(P.numer_denom()[1], fmpz(1))
     cp = integer_scaled(P, D, what).charpoly().coeffs()
-    # roots of charpoly(−x) ↔ negative eigenvalues: no sign change in q(x) = charpoly(−x)
-    q = [c if k % 2 == 0 else -c for k, c in enumerate(cp)]
-    nz = [c for c in q if c != 0]
+    neg = [c if k % 2 == 0 else -c for k, c in enumerate(cp)]
+    nz = [c for c in neg if c != 0]
     require(all((a > 0) == (b > 0) for a, b in zip(nz, nz[1:])), what, "P has a negative eigenvalue")
-    return sum((P[i, j] ** 2 for i in range(P.nrows()) for j in range(P.ncols())), fmpq(0))
+    return Fiber(H, P, sum((P[i, j] ** 2 for i in range(P.nrows()) for j in range(P.ncols())), fmpq(0)))
+
+
+@checker("fiber")
+def _fiber(w: dict, q) -> Fiber:
+    return fiber_props(w["of"], q.mat("S"), ratmat(w["H"]), ratmat(w["P"]))
+
+
+# ---------------------------------------------------------------------------
+# factor x yᵀ (Proposition 4), orthogonal extension (exists_orthogonal_cols)
+
+
+@checker("factor")
+def _factor(w: dict, q) -> Factor:
+    """x, y (entries x + x_sqrt·√sqrt), both nonzero and of one length; for ``of`` L they are
+    rational and x yᵀ = L, for ``of`` theta they have the input's length N."""
+    what = "factor witness"
+    m, z = rat(w.get("sqrt", "0")), ["0"] * len(w["x"])
+    require("sqrt" not in w or (m > 0 and not (m.p.isqrt() ** 2 == m.p and m.q.isqrt() ** 2 == m.q)),
+            what, "sqrt must be a positive non-square")
+    x, y = ([Quad(rat(a), rat(b), m) for a, b in zip(w[k], w.get(k + "_sqrt", z))] for k in "xy")
+    require(len(x) == len(y) == len(w.get("x_sqrt", z)) == len(w.get("y_sqrt", z)) and any(v.sign() for v in x)
+            and any(v.sign() for v in y), what, "x, y must be nonzero, one entry per coordinate each")
+    if w["of"] == "L":
+        L = q.mat("L")
+        require(all(v.b == 0 for v in x + y) and len(x) == L.nrows()
+                and all(x[i].a * y[j].a == L[i, j] for i in range(L.nrows()) for j in range(L.ncols())),
+                what, "L ≠ x yᵀ with rational x, y")
+    else:
+        require(len(x) == q.arg("N"), what, "x yᵀ is not N × N")
+    return Factor(x, y)
+
+
+@checker("orthogonal")
+def _orthogonal(w: dict, q) -> Orthogonal:
+    U, N = ratmat(w["U"]), q.arg("N")
+    require(U.nrows() == U.ncols() == N and U.transpose() * U == eye(N), "orthogonal witness", "U is not N × N with UᵀU = 1")
+    return Orthogonal(U)
 
 
 # ---------------------------------------------------------------------------
 # exact inverse (Appendix C: the traces of Lemma 9 and Lemma 10)
 
 
-def inverse_fact(w: dict, X: fmpq_mat) -> fmpq_mat:
-    """Y = X⁻¹: the stated rows multiplied back give the identity."""
-    Y = fmpq_mat([[rat(v) for v in r] for r in w["rows"]])
+@checker("inverse")
+def _inverse(w: dict, q) -> Inverse:
+    """Y = X⁻¹: the stated rows multiplied by X give the identity."""
+    X, Y = q.mat(w["of"]), ratmat(w["rows"])
     n = X.nrows()
-    require(Y.nrows() == n and Y.ncols() == n and Y * X == fmpq_mat(n, n, [int(i == j) for i in range(n)
-                                                                              for j in range(n)]),
-            f"inverse witness of {w['of']}", "the stated matrix times the matrix is not the identity")
-    return Y
+    require(Y.nrows() == n and Y.ncols() == n and Y * X == eye(n), f"inverse witness of {w['of']}",
+            "the stated matrix times the matrix is not the identity")
+    return Inverse(Y)
+
+
+# ---------------------------------------------------------------------------
+# the moment series of Appendix C
+
+
+@checker("series")
+def _series(w: dict, q) -> Series:
+    """K terms of Σ_k x_i^(2k+1) (odd) or x_i^(2k+2) (even) as a ball, widened by the tail
+    n·ρ^K/(1 − ρ), ρ = max x_i² < 1 (|x|^(2k+1), |x|^(2k+2) ≤ ρ^k), which is at most
+    10^−digits.  x is the input's vector, or x/‖x‖ when normalised."""
+    what = "series witness"
+    mu, K = q.arg("x"), w["terms"]
+    limits.over("series terms", K, limits.MAX_SERIES_TERMS, "MAX_SERIES_TERMS")
+    s = sum((m * m for m in mu), fmpq(0)) if q.arg("normalize") else fmpq(1)
+    require(s != 0, what, "the zero vector has no moment series")
+    sq = [m * m / s for m in mu]
+    rho = max(sq)
+    require(rho < 1, what, "some |x_i| ≥ 1: the series does not converge geometrically")
+    T = len(mu) * rho ** K / (1 - rho)
+    require(T <= fmpq(1, 10 ** w["digits"]), what, f"{K} terms leave a tail above 10^-{w['digits']}")
+    odd = w["of"] == "odd"
+    with precision(256):
+        part = arb(0)
+        for m, r in zip(mu, sq):
+            ball, acc = (arb(m) / arb(s).sqrt() if odd else arb(r)), arb(0)
+            for _ in range(K):
+                acc, ball = acc + ball, ball * arb(r)
+            part += acc
+        return Series(part + arb(0, arb(T)))
+
+
+# ---------------------------------------------------------------------------
+# Theorem 5: the preimage of limitProfile, the sampled trend
+
+
+@checker("theta_point")
+def _theta_point(w: dict, q) -> ThetaPoint:
+    """The Lean proof's preimage θ = (ρ, ρ, (1 − ρ)₊², (ρ − 1)₊²)/(1 + ρ²)."""
+    t, rho = [rat(v) for v in w["point"]], q.arg("rho")
+    d, pos = 1 + rho * rho, lambda v: max(v, fmpq(0))
+    require(t == [rho / d, rho / d, pos(1 - rho) ** 2 / d, pos(rho - 1) ** 2 / d], "theta_point witness",
+            "not the preimage (ρ, ρ, (1 − ρ)₊², (ρ − 1)₊²)/(1 + ρ²) of the Lean proof")
+    return ThetaPoint(t)
+
+
+def _inside(ball: arb, enc: list) -> bool:
+    return bool(ball.lower() >= arb(dec(enc[0]))) and bool(ball.upper() <= arb(dec(enc[1])))
+
+
+@checker("trend")
+def _trend(w: dict, q) -> Trend:
+    pts, slope = SMP.lobes_points(q.args, w["of"])
+    require(len(w["values"]) == len(pts) and all(_inside(b, e) for b, e in zip(pts, w["values"]))
+            and _inside(slope, w["slope"]), "trend witness", "a stated value does not contain the recomputed one")
+    return Trend(pts, slope)
+
+
+# ---------------------------------------------------------------------------
+# Appendix A: moments, enumeration, Monte Carlo
+
+
+@checker("moments")
+def _moments(w: dict, q) -> Moments:
+    out = SMP.moments(q.args)
+    bad = [k for k, v in out.items() if rat(w[k]) != v]
+    require(not bad, "moments witness", f"{bad[0]} is {qstr(out[bad[0]])}" if bad else "")
+    return Moments(out)
+
+
+@checker("enumeration")
+def _enumeration(w: dict, q) -> Enumeration:
+    count, eS, eT = SMP.enumerate_energy(q.args)
+    require((w["patterns"], rat(w["E_ratio_S"]), rat(w["E_ratio_T"])) == (count, eS, eT), "enumeration witness",
+            f"the enumeration gives {count} patterns, E_ratio_S = {qstr(eS)}, E_ratio_T = {qstr(eT)}")
+    return Enumeration(eS, eT)
+
+
+@checker("monte_carlo")
+def _monte_carlo(w: dict, q) -> MonteCarlo:
+    """The witness states exactly the re-drawn sample's sums, zero count, half-width and intervals."""
+    r = SMP.monte_carlo(q.args)
+    s, iv = r["sums"], r["intervals"]
+    want = {"sum_S": str(s[0]), "sum_T": str(s[1]), "zero_samples": s[2], "halfwidth": qstr(r["halfwidth"]),
+            "interval_S": [qstr(x) for x in iv[0]], "interval_T": [qstr(x) for x in iv[1]]}
+    bad = [k for k in want if w[k] != want[k]]
+    require(not bad, "monte_carlo witness", f"{bad[0]} is {want[bad[0]]} for the re-drawn sample" if bad else "")
+    return MonteCarlo(iv)
+
+
+# ---------------------------------------------------------------------------
+# clustering regimes: complex spectrum, eigenvector, definiteness, eigenspace
+
+
+@checker("croots")
+def _croots(w: dict, q) -> CRoots:
+    """Every eigenvalue of X once, with its multiplicity and square-free factor.
+
+    With X = Y/D (Y integral) and charpoly(Y) = c·Π f_m^m its square-free decomposition
+    (FLINT), the witness lists per multiplicity m the real roots of g_m(x) = f_m(D·x) as
+    sorted disjoint rational intervals (a sign change, or a rational root) and its non-real
+    roots with positive imaginary part as boxes above the real axis, pairwise disjoint, each
+    passing the Krawczyk test at ``prec`` bits.  Each interval and each box and its mirror
+    image hold a root, and their number is deg g_m: so each holds exactly one."""
+    X = q.mat(w["of"])
+    what = f"croots witness of {w['of']}"
+    prec = w["prec"]
+    require(64 <= prec <= limits.MAX_PREC, what, f"prec must lie in [64, {limits.MAX_PREC}]")
+    Y, D = X.numer_denom()
+    _, sqf = Y.charpoly().factor_squarefree()
+    by_m = {m: f for f, m in sqf}
+    require(sorted(by_m) == sorted(f["multiplicity"] for f in w["factors"]) and len(w["factors"]) == len(by_m),
+            what, f"the multiplicities are not those of the square-free decomposition ({sorted(by_m)})")
+    out: list = []
+    boxed = False
+    for fac in w["factors"]:
+        m = fac["multiplicity"]
+        g = _scaled(by_m[m], D)  # g(x) = f(D·x): the eigenvalues of X
+        require(len(fac["real"]) + 2 * len(fac["complex"]) == g.degree(), what,
+                f"multiplicity {m}: {g.degree()} roots needed")
+        prev = None
+        for lo_s, hi_s in fac["real"]:
+            lo, hi = rat(lo_s), rat(hi_s)
+            require(lo <= hi and (prev is None or prev < lo), what, "real intervals not sorted and disjoint")
+            prev = hi
+            if lo == hi:
+                require(sign_at(g, lo) == 0, what, f"{lo} is not a root")
+                out.append((lo, m, g))
+            else:
+                require(sign_at(g, lo) * sign_at(g, hi) < 0, what, f"no sign change on [{lo}, {hi}]")
+                out.append((Root(g, lo, hi), m, g))
+        boxes = [CBox(rat(a), rat(b), rat(r)) for a, b, r in fac["complex"]]
+        for i, b in enumerate(boxes):
+            require(b.im > b.r > 0, what, f"complex box {i} does not lie above the real axis")
+            require(all(abs(b.re - c.re) > b.r + c.r or abs(b.im - c.im) > b.r + c.r for c in boxes[:i]), what,
+                    f"complex box {i} meets another one")
+            require(krawczyk(g, b, prec), what, f"complex box {i}: the Krawczyk test fails at {prec} bits")
+            out += [(b, m, g), (b, m, g)]
+            boxed = True
+    q.certified = q.certified or boxed  # a non-real eigenvalue is known only by its box
+    return CRoots(out)
+
+
+@checker("eigvec")
+def _eigvec(w: dict, q) -> EigVec:
+    """An eigenvector ψ of X for its simple dominant eigenvalue λ: exact (``vector``, checked
+    Xψ = λψ, ψ ≠ 0) or enclosed (``pivot`` k, ``prec``: the unique solution with ψ_k = 1 of
+    the rows i ≠ k of (X − λI)ψ = 0 by an Arb solve, whose success shows those rows
+    independent, so the eigenvector has ψ_k ≠ 0 and is that solution)."""
+    what = f"eigvec witness of {w['of']}"
+    X = q.mat(w["of"])
+    top = q.fact("croots", w["of"]).dominant(True)
+    if top is None:
+        raise NotEvaluable("the top eigenvalue is not real, positive and simple")
+    lam, n = top[0], X.nrows()
+    if "vector" in w:
+        require(isinstance(lam, fmpq), what, "an exact eigenvector needs a rational eigenvalue")
+        v = ratmat([[x] for x in w["vector"]])
+        require(v.nrows() == n and any(v.entries()) and X * v == v * lam, what, "not an eigenvector for λ")
+        return EigVec([v[i, 0] for i in range(n)], True)
+    k, prec = w["pivot"], w["prec"]
+    require(0 <= k < n and 64 <= prec <= limits.MAX_PREC, what, "bad pivot or precision")
+    idx = [i for i in range(n) if i != k]
+    with precision(prec):
+        lb = to_arb(lam, prec + 16)
+        M = arb_mat([[arb(X[i, j]) - (lb if i == j else 0) for j in idx] for i in idx])
+        try:
+            y = M.solve(arb_mat([[-arb(X[i, k])] for i in idx]))
+        except ZeroDivisionError:
+            raise Undecided(f"{what}: the reduced system is not shown nonsingular at {prec} bits") from None
+        return EigVec([arb(1) if i == k else y[idx.index(i), 0] for i in range(n)], False, prec)
+
+
+@checker("definite")
+def _definite(w: dict, q) -> Definite:
+    """S ≻ 0 from P S Pᵀ = L D Lᵀ (L unit lower triangular, every D_i > 0), or not from a
+    rational x ≠ 0 with xᵀ S x ≤ 0."""
+    what, S = "definite witness", q.mat(w["of"])
+    n = S.nrows()
+    if "x" in w:
+        x = ratmat([[v] for v in w["x"]])
+        require(x.nrows() == n and any(x.entries()), what, "x must be a nonzero vector of length d")
+        require((x.transpose() * S * x)[0, 0] <= 0, what, "xᵀSx > 0")
+        return Definite(False)
+    perm, L, Dg = w["perm"], ratmat(w["L"]), [rat(v) for v in w["D"]]
+    require(sorted(perm) == list(range(n)) and L.nrows() == L.ncols() == len(Dg) == n, what, "bad sizes")
+    require(all(L[i, j] == (1 if i == j else 0) for i in range(n) for j in range(i, n)), what,
+            "L is not unit lower triangular")
+    require(all(v > 0 for v in Dg), what, "a pivot is not positive")
+    PSP = fmpq_mat([[S[perm[i], perm[j]] for j in range(n)] for i in range(n)])
+    Dm = fmpq_mat([[Dg[i] if i == j else 0 for j in range(n)] for i in range(n)])
+    require(L * Dm * L.transpose() == PSP, what, "L D Lᵀ ≠ P S Pᵀ")
+    return Definite(True)
+
+
+@checker("eigenspace")
+def _eigenspace(w: dict, q) -> Eigenspace:
+    """Whether ker(X − λI) has dimension m for the dominant λ of multiplicity m > 1 (rational):
+    ``basis`` = m independent eigenvectors (True), or a nonzero minor of X − λI of order
+    d − m + 1 (rank > d − m: False)."""
+    what, X = f"eigenspace witness of {w['of']}", q.mat(w["of"])
+    dom = q.fact("croots", w["of"]).dominant(False)
+    if dom is None or dom[1] == 1:
+        raise NotEvaluable("no dominant eigenvalue of multiplicity > 1")
+    lam, m = dom
+    if not isinstance(lam, fmpq):
+        raise Undecided("an irrational dominant eigenvalue of multiplicity > 1")
+    n = X.nrows()
+    M = X - eye(n) * lam
+    if "basis" in w:
+        F = ratmat(w["basis"]).transpose()
+        require(F.nrows() == n and F.ncols() == m and F.rank() == m and not any((M * F).entries()), what,
+                f"not {m} independent eigenvectors")
+        return Eigenspace(True)
+    rows, cols = w["rows"], w["cols"]
+    require(len(rows) == len(cols) == n - m + 1 and len(set(rows)) == len(rows) == len(set(cols))
+            and all(0 <= i < n for i in rows + cols), what, "bad minor")
+    require(fmpq_mat([[M[i, j] for j in cols] for i in rows]).det() != 0, what, "the minor is zero")
+    return Eigenspace(False)

@@ -112,11 +112,12 @@ def _f16(b: np.ndarray) -> np.ndarray:
 
 def _add_exact(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """a + b in float64, checked error-free by Knuth's TwoSum (an AssertionError would mean a
-    bound in :func:`exact_dequantize` is wrong)."""
+    bound in :func:`exact_dequantize` is wrong).  A sum with an Inf or NaN term is not finite;
+    it is left to :func:`exact_dequantize`'s refusal of non-rational values."""
     s = a + b
     bb = s - a
     err = (a - (s - bb)) + (b - bb)
-    if np.any(err != 0):
+    if np.any(err[np.isfinite(s)] != 0):
         raise AssertionError("a dequantised value is not exact in float64")
     return s
 
@@ -140,11 +141,20 @@ def exact_dequantize(data: np.ndarray, qtype) -> np.ndarray:
     2^(22+29+1)·2^min E: at most 52 bits, exact (and checked by :func:`_add_exact`).
 
     Raises QKInputError for a type outside :data:`EXACT_TYPES` and for Inf/NaN."""
-    import gguf
-
     name = qtype.name
     if name not in EXACT_TYPES:
         raise QKInputError(f"ggml type {name} is not read exactly by qkverify (it reads {', '.join(EXACT_TYPES)})")
+    with np.errstate(invalid="ignore", over="ignore"):  # Inf/NaN scales: refused below, no warning
+        out = _exact_values(data, qtype, name)
+    if not np.all(np.isfinite(out)):
+        raise QKInputError(f"a {name} tensor holds Inf or NaN, which are not rational numbers")
+    return out
+
+
+def _exact_values(data: np.ndarray, qtype, name: str) -> np.ndarray:
+    """The values of :func:`exact_dequantize`, Inf/NaN not yet refused."""
+    import gguf
+
     if name in ("F32", "F16", "F64"):
         out = np.asarray(data).astype(np.float64).reshape(-1)
     elif name == "BF16":
@@ -212,18 +222,31 @@ def exact_dequantize(data: np.ndarray, qtype) -> np.ndarray:
             s = sc[:, :, (l16[None, :] + 2 * np.arange(4)[:, None])]
             out = _f16(B[:, 208:210])[:, :, None, None] * s * q
         out = np.asarray(out, dtype=np.float64).reshape(-1)
-    if not np.all(np.isfinite(out)):
-        raise QKInputError(f"a {name} tensor holds Inf or NaN, which are not rational numbers")
     return out
+
+
+def matrix_shape(t, path: Path) -> tuple[int, int]:
+    """(rows, columns) = (ne1, ne0) of a GGUF tensor read as a matrix by ggml's rule: its
+    dimensions padded with 1s to four, a matrix when ne2 = ne3 = 1 (so [ne0] is one row and
+    [ne0, ne1, 1] the matrix [ne0, ne1], as llama.cpp's loader accepts them).  QKInputError
+    (one line) for any other tensor."""
+    ne = [int(x) for x in t.shape] + [1] * (4 - len(t.shape))
+    if ne[2:] != [1, 1]:
+        raise QKInputError(f"{path}: tensor {t.name} {[int(x) for x in t.shape]} is not a matrix (ggml dimensions "
+                           "beyond the second must be 1)")
+    return ne[1], ne[0]
 
 
 def check_layout(reader, path: Path) -> None:
     """llama.cpp's rules (ggml/src/gguf.cpp, llama-model-loader) that ``GGUFReader`` does not
-    apply: non-empty keys, no array of arrays, names shorter than 64 bytes, at most 4 dimensions, rows of whole blocks, tensor i at
+    apply: the file's own byte order (gguf-py reads a byte-swapped file, llama.cpp refuses it), non-empty keys, no array of arrays, names shorter than 64 bytes, at most 4 dimensions, rows of whole blocks, tensor i at
     data offset Σ_{j<i} pad(nbytes_j, alignment) (so tensors never overlap), and every tensor's
     bytes inside the file.  QKInputError (one line) naming the first rule broken."""
     import gguf
 
+    if getattr(reader, "byte_order", "I") != "I":  # gguf-py swaps; llama.cpp refuses the file
+        raise QKInputError(f"{path}: not a valid GGUF file (written in the other byte order, which llama.cpp "
+                           "refuses)")
     size, end, align = path.stat().st_size, 0, int(reader.alignment)
     for key, f in reader.fields.items():
         A = gguf.GGUFValueType.ARRAY
@@ -316,9 +339,7 @@ def load_gguf(path: str | Path, name: str | None = None, undo_rope_permutation: 
         except QKInputError as err:
             raise QKInputError(f"{path}: {tname}: {err}") from None
         _release(reader, t)
-        if len(t.shape) == 1:
-            return W, qt.name
-        return W.reshape(int(np.prod([int(x) for x in t.shape[1:]])), int(t.shape[0])), qt.name
+        return W.reshape(matrix_shape(t, path)), qt.name
 
     first_q = dequant(f"blk.{layers[0]}.attn_q.weight")[0]
     if first_q.shape[0] % H:

@@ -64,6 +64,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
 from typing import Callable
 
@@ -378,6 +379,37 @@ def _layer_text(lid) -> str:
 # positional encodings per family
 
 
+def _checked_positional(positional: Callable[[int], dict], n_layers: int, where: str) -> Callable[[int], dict]:
+    """Every layer's descriptor built now (they are read per layer later, where a config value that is
+    not a number would surface as an internal error) and its RoPE numbers checked: a base that is a
+    positive finite number, a partial-rotary fraction in (0, 1], a rotary_dim in 0..d_head.
+    QKInputError (one line) naming the value otherwise."""
+    import math
+
+    def bad(what: str, v, why: str) -> QKInputError:
+        return QKInputError(f"{where}: RoPE {what} = {v!r} is not {why}")
+
+    descs = {}
+    for i in range(n_layers):
+        try:
+            d = positional(i)
+        except (ValueError, TypeError, ArithmeticError) as err:
+            raise QKInputError(f"{where}: positional encoding not readable from the config "
+                               f"({err.__class__.__name__}: {str(err).splitlines()[0] if str(err) else ''})") from None
+        if isinstance(d, dict) and d.get("kind") == "rope":
+            b = d.get("base")
+            if isinstance(b, bool) or not isinstance(b, (int, float)) or not math.isfinite(b) or b <= 0:
+                raise bad("base (rope_theta)", b, "a positive number")
+            f = Fraction(d["partial_rotary_factor"])
+            if not 0 < f <= 1:
+                raise bad("partial_rotary_factor", d["partial_rotary_factor"], "in (0, 1]")
+            r, dh = d.get("rotary_dim"), d.get("d_head")
+            if isinstance(r, bool) or not (isinstance(r, int) and 0 <= r <= dh):
+                raise bad("rotary_dim", r, f"a number of rows in 0..d_head = {dh}")
+        descs[i] = d
+    return lambda l: descs[l] if l in descs else positional(l)
+
+
 def _rope_params(cfg: dict, layer_type: str | None = None) -> dict:
     """The config's rope parameters: ``rope_parameters`` (newer transformers,
     possibly per layer type) merged under the legacy top-level keys."""
@@ -645,8 +677,15 @@ def resolve(names: list[str], shape: Callable[[str], tuple], cfg: dict, path: Pa
 
     want = _check_shapes(layers, tensors, shape, path)
     biases = _biases(layers, tensors, names, shape, want, kind, orientation, path)
-    positional = _positional(fam, mt, cfg, dh, names, prefix, layers) if source.startswith("config") else \
-        (lambda l: pos.unknown("no config.json model_type"))
+    if source.startswith("config"):
+        try:
+            positional = _positional(fam, mt, cfg, dh, names, prefix, layers)
+        except (ValueError, TypeError, ArithmeticError) as err:
+            raise QKInputError(f"{path}: positional encoding not readable from config.json ({err.__class__.__name__}: "
+                               f"{str(err).splitlines()[0] if str(err) else ''})") from None
+        positional = _checked_positional(positional, len(layers), f"{path}: config.json")
+    else:
+        positional = lambda l: pos.unknown("no config.json model_type")  # noqa: E731
     layout = fam.description.replace("{mt}", mt)
     if kind == "gpt2":
         layout += (", Conv1D [in, out] = [d_model, 3·d_model]" if orientation == "conv1d"
@@ -686,18 +725,23 @@ def _qk_norm(names, shape, cfg: dict, ac: dict, mt: str, path, pre_norm_qk: bool
 
 def _check_layer_count(fam: Family, cfg: dict, layers: list, path) -> None:
     """The config's layer count(s) against the layers found (per stack for encoder-decoder models:
-    ``num_layers`` encoder blocks, ``num_decoder_layers`` decoder blocks, default ``num_layers``)."""
+    ``num_layers`` encoder blocks, ``num_decoder_layers`` decoder blocks, default ``num_layers``);
+    a count that is not a positive integer is refused too."""
     if fam.stacks:
         n_enc = _get(cfg, *fam.key_aliases("layers"))
         n_dec = _get(cfg, "num_decoder_layers", default=n_enc)
         for stack, want in (("encoder", n_enc), ("decoder", n_dec)):
             got = sum(1 for l in layers if l[0] == stack)
-            if got and want is not None and int(want) != got:
+            if want is not None:
+                want = _positive_int(want, f"{stack} layer count", path)
+            if got and want is not None and want != got:
                 raise QKInputError(f"{path}: config.json says {want} {stack} layers, the checkpoint has "
                                    f"self-attention weights for {got}")
         return
     nl_cfg = _get(cfg, *fam.key_aliases("layers"))
-    if nl_cfg is not None and int(nl_cfg) != len(layers):
+    if nl_cfg is not None:
+        nl_cfg = _positive_int(nl_cfg, "layer count", path)
+    if nl_cfg is not None and nl_cfg != len(layers):
         raise QKInputError(f"{path}: config.json says {nl_cfg} layers, the checkpoint has attention weights for "
                            f"{len(layers)} (layers 0..{len(layers) - 1})")
 
@@ -927,11 +971,12 @@ def _layout_positional(lf: LayoutFile, dh: int, where: str) -> dict:
     if d.get("kind") != "rope":
         return d
     try:
-        return pos.rope(dh, d["base"], "layout file", d.get("pairing", "half_split"),
-                        factor=d.get("partial_rotary_factor"), rotary_dim=d.get("rotary_dim"))
+        out = pos.rope(dh, d["base"], "layout file", d.get("pairing", "half_split"),
+                       factor=d.get("partial_rotary_factor"), rotary_dim=d.get("rotary_dim"))
     except (KeyError, ValueError, TypeError) as err:
         raise QKInputError(f"{where}: positional rope needs base and pairing half_split | interleaved "
                            f"({err.__class__.__name__}: {err})") from None
+    return _checked_positional(lambda l: out, 1, f"{where}: positional")(0)
 
 
 def _template_rx(t: str) -> re.Pattern:

@@ -19,19 +19,25 @@ the layer's heads are copied out; a compressed one (``np.savez_compressed``)
 has to be inflated whole each time it is read.  The arrays carry no config,
 so the positional encoding is recorded as unknown.
 
-Refused (QKInputError, one line) before any member is inflated, as the kernel refuses them
-(:func:`qkverify.kernel.weights._npz_block`): a zip naming a member twice, a member whose
-``.npy`` header numpy's own parser refuses or whose size disagrees with its header, a
-non-float dtype (object arrays above all: they would need pickle), and a compressed member
-declaring more than :data:`NPZ_MAX_INFLATE` bytes (2 GiB) -- a zip bomb is refused by its
-declared size, and a member's declared size bounds what zipfile inflates.  C and Fortran
-order (``np.savez`` of transposed arrays) are both read.
+Refused (QKInputError, one line), as the kernel refuses them
+(:func:`qkverify.kernel.weights._npz_block`): a zip naming a member twice, or holding both
+``X`` and ``X.npy`` (``np.load(f)["X"]`` is the former, the .npy the latter), a member whose
+``.npy`` header numpy's own parser refuses, whose shape is not integers or whose size
+disagrees with its header, a member whose CRC-32 is wrong or that is encrypted (numpy refuses
+both), a non-float dtype (object arrays above all: they would need pickle), a float dtype
+spelled otherwise than numpy writes it (:data:`DESCRS`), and a compressed member declaring
+more than :data:`NPZ_MAX_INFLATE` bytes (2 GiB) -- a zip bomb is refused by its declared
+size before anything is inflated, and a member's declared size bounds what zipfile inflates.
+C and Fortran order (``np.savez`` of transposed arrays) are both read.
 """
 
 from __future__ import annotations
 
+import ast
+import lzma
 import re
 import zipfile
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -59,15 +65,37 @@ def _npy_header(fh, version: tuple[int, int]):
     return fmt._read_array_header(fh, version)
 
 
+#: the .npy ``descr`` spellings read (numpy's own on a little-endian machine): the kernel
+#: re-reads exactly these, so a member spelled otherwise ('f4', 'float32', '=f4', …) is refused
+DESCRS = ("<f2", "<f4", "<f8")
+_ZIP_READ_ERRORS = (zipfile.BadZipFile, ValueError, KeyError, OSError, NotImplementedError, RuntimeError, EOFError,
+                    zlib.error, lzma.LZMAError)
+
+
+def _descr_literal(zf: zipfile.ZipFile, info: zipfile.ZipInfo) -> object:
+    """The ``descr`` of a member's .npy header as written (numpy has parsed the header already)."""
+    with zf.open(info) as fh:
+        head = fh.read(8)
+        n = int.from_bytes(fh.read(2 if head[6] == 1 else 4), "little")
+        text = fh.read(n).decode("utf-8" if head[6] == 3 else "latin1")
+    return ast.literal_eval(text)["descr"]
+
+
 def check_members(path: Path, keys: list[str]) -> dict[str, tuple]:
-    """{key: (shape, dtype)} of the ``.npy`` members ``keys``, read from their headers only (by
-    numpy's own header parser), with the rules of the module docstring; QKInputError otherwise."""
+    """{key: (shape, dtype)} of the ``.npy`` members ``keys``, read from their headers (by
+    numpy's own header parser), with the rules of the module docstring; each member is also read
+    to its end once, so zipfile checks its CRC-32 as numpy's ``np.load`` does (a stored member is
+    later memory-mapped, which checks nothing).  QKInputError otherwise."""
     out = {}
     try:
         with zipfile.ZipFile(path) as zf:
             names = zf.namelist()
             if len(names) != len(set(names)):
                 raise QKInputError(f"{path}: not a valid .npz (a zip member is named twice)")
+            both = sorted(n for n in set(names) if n + ".npy" in set(names))
+            if both:
+                raise QKInputError(f"{path}: not a valid .npz (members {both[0]!r} and {both[0] + '.npy'!r} are both "
+                                   f"the array {both[0]!r}: np.load reads the first, qkverify would read the second)")
             for key in keys:
                 info = zf.getinfo(key + ".npy")
                 if info.compress_type != zipfile.ZIP_STORED and info.file_size > NPZ_MAX_INFLATE:
@@ -77,15 +105,23 @@ def check_members(path: Path, keys: list[str]) -> dict[str, tuple]:
                     version = np.lib.format.read_magic(fh)
                     shape, fortran, dtype = _npy_header(fh, version)
                     start = fh.tell()
+                    while fh.read(1 << 22):  # to the end: a wrong CRC-32 raises here
+                        pass
                 if dtype.hasobject or dtype.kind != "f" or dtype.itemsize > 8:
                     raise QKInputError(f"{path}: array {key} has dtype {dtype}; weights must be float16/32/64 arrays")
+                if not all(type(d) is int for d in shape):
+                    raise QKInputError(f"{path}: not a valid .npz (array {key} has shape {shape!r}, not integers)")
+                descr = _descr_literal(zf, info)
+                if descr not in DESCRS:
+                    raise QKInputError(f"{path}: array {key}'s .npy header spells its dtype {descr!r}; qkverify reads "
+                                       f"float arrays spelled {', '.join(map(repr, DESCRS))}, as numpy writes them")
                 if info.file_size != start + int(np.prod(shape, dtype=object)) * dtype.itemsize:
                     raise QKInputError(f"{path}: not a valid .npz (member {key} holds {info.file_size} bytes, "
                                        "its header needs another size)")
                 out[key] = (tuple(shape), dtype)
     except QKInputError:
         raise
-    except (zipfile.BadZipFile, ValueError, KeyError, OSError, NotImplementedError) as err:
+    except _ZIP_READ_ERRORS as err:
         raise QKInputError(f"{path}: not a valid .npz ({err.__class__.__name__}: "
                            f"{' '.join(str(err).split())[:160]})") from None
     return out

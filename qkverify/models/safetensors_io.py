@@ -119,7 +119,7 @@ class SafetensorsFile:
                 a = f.get_tensor(name)
         except SafetensorError as err:
             raise QKInputError(f"{self.path}: cannot read tensor {name} ({_reason(err)})") from None
-        except (OSError, MemoryError) as err:
+        except (OSError, MemoryError, ValueError) as err:  # ValueError: a shape numpy cannot make
             raise QKInputError(f"{self.path}: cannot read tensor {name} ({err.__class__.__name__}: {err})") from None
         a = np.asarray(a)
         if a.dtype == np.float16:

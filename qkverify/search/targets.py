@@ -79,13 +79,17 @@ class Evaluation:
 
     @property
     def verdict(self) -> str:
-        cs = [r[3] for r in self.records]
-        return "fails" if "fails" in cs else ("undecided" if "undecided" in cs else "holds")
+        from ..claims.evaluate import verdict_of
+
+        return verdict_of([r[3] for r in self.records])
 
     def failing(self, drop: str | None = None) -> list[str]:
         """Check ids whose conclusion fails with every non-dropped hypothesis true (and, when
         ``drop`` is given, with that hypothesis false)."""
-        return [r[0] for r in self.records if r[3] == "fails" and (drop is None or r[1].get(drop) is False)]
+        # format 3: a sampled failure is "inconsistent" (evidence, not a refutation; the probes
+        # table says so from the evidence level)
+        return [r[0] for r in self.records if r[3] in ("fails", "inconsistent")
+                and (drop is None or r[1].get(drop) is False)]
 
     def evidence_of(self, checks: list[str]) -> str:
         order = ("exact", "certified", "empirical")
@@ -212,29 +216,21 @@ def load_for_kinds(path: str | Path, kinds: tuple[str, ...] | set[str]) -> Any:
     raise errors[1] if len(errors) > 1 else errors[0]
 
 
-def _norm_label(s: str) -> str:
-    return " ".join(s.strip().lower().replace("thm", "theorem").split())
-
-
 def resolve(name: str) -> Selection:
-    """The selection named by ``name``: a user conjecture, a statement id or blueprint label (every
-    declaration with a registered check), or a declaration (full Lean name, or a check id that is
-    not also a statement id).  QKInputError (exit 2) when nothing matches or nothing is checked."""
+    """The selection named by ``name``: a user conjecture, a statement (id, blueprint or seed
+    label: every declaration with a registered check), or one declaration (full Lean name, or a
+    check id that is not also a statement id) -- :func:`qkverify.claims.metadata.find`.
+    QKInputError (exit 2) when nothing matches or nothing is checked."""
     from .user import USER_CONJECTURES, UserSelection
 
     if name in USER_CONJECTURES:
         return UserSelection(USER_CONJECTURES[name])
-    key = _norm_label(name)
-    stmts = metadata.load()
-    for st in stmts.values():
-        if key in (st.id.lower(), _norm_label(st.label)):
-            return DeclSelection(st)
-    for st in stmts.values():
-        for d in st.decls:
-            if key in (d.name.lower(), d.check.lower()):
-                return DeclSelection(st, only=d.check)
-    raise QKInputError(f"unknown claim {name!r}: not a statement id, blueprint label, Lean declaration or "
-                       "user conjecture; `qkverify claims` lists them")
+    hit = metadata.find(name)
+    if hit is None:
+        raise QKInputError(f"unknown claim {name!r}: not a statement id, blueprint label, Lean declaration or "
+                           "user conjecture; `qkverify claims` lists them")
+    st, decl = hit
+    return DeclSelection(st, only=decl.check if decl is not None else None)
 
 
 def all_selections() -> list[Selection]:

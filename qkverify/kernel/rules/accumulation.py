@@ -8,24 +8,21 @@ the slope is negative."""
 
 from __future__ import annotations
 
-import math
-import random
+from flint import fmpq, fmpq_poly
 
-from flint import arb, fmpq, fmpq_poly
-
-from ..algebra import precision, sturm_count
+from ..algebra import sturm_count
 from ..derive import Ctx
-from ..jsonio import Undecided, dec, rat, require
+from ..jsonio import Undecided, require
+from ..sampling import limit_profile
 from ..table import MT, A, dfn, predicate, thm
 from .moments import X, _S_in, other
 
 T5, L6, VEC, RHO, LOBES = "accumulation", "proportional_lobes", ("vector",), ("rho",), ("lobes",)
-BITS, U_BITS = 128, 54
 
 
 def _plain(q: Ctx):
     """(a, b) = (x, y) of a vector input taken as given."""
-    require(not q.inp["normalize"], "input", "this declaration takes the vector as given (normalize false)")
+    require(not q.arg("normalize"), "input", "this declaration takes the vector as given (normalize false)")
     return [t.a for t in X(q)], [t.a for t in other(q, "y")]
 
 
@@ -48,7 +45,6 @@ def _roots_eq(q: Ctx) -> bool:
 def _profile_of_spectrum(q: Ctx) -> bool:
     """π(S) from S's certified spectrum (Definition 6) against the formula in a = sortDesc x, b = sortDesc y."""
     x, y = _plain(q)
-    q.memo(("mat", "L"), lambda: _S_in(q))
     a, b = sorted(x, reverse=True), sorted(y, reverse=True)
     D = sum((t * t for t in a + b), fmpq(0))
     want = [fmpq(0), 2 * sum((s * t for s, t in zip(a, b)), fmpq(0)) / D,
@@ -78,12 +74,7 @@ def _estimates(q: Ctx) -> bool:
     return ok
 
 
-_rho = lambda q: rat(q.inp["rho"])  # noqa: E731
-
-
-def limit_profile(rho: fmpq) -> list[fmpq]:
-    d = 1 + rho * rho
-    return [fmpq(0), 2 * rho / d, _pos(1 - rho) ** 2 / d, _pos(rho - 1) ** 2 / d]
+_rho = lambda q: q.arg("rho")  # noqa: E731
 
 
 _b = lambda rho: 2 * rho / (1 + rho * rho)  # noqa: E731
@@ -91,13 +82,8 @@ _proj = lambda t: [fmpq(0), t[0] + t[1], t[2], t[3]]  # noqa: E731
 
 
 def _theta(q: Ctx) -> list:
-    """The theta_point witness: the Lean proof's preimage θ = (ρ, ρ, (1 − ρ)₊², (ρ − 1)₊²)/(1 + ρ²)."""
-    t = [rat(v) for v in q.witness("theta_point", "limitProfile")["point"]]
-    rho = _rho(q)
-    d = 1 + rho * rho
-    require(len(t) == 4 and t == [rho / d, rho / d, _pos(1 - rho) ** 2 / d, _pos(rho - 1) ** 2 / d],
-            "theta_point witness", "not the preimage (ρ, ρ, (1 − ρ)₊², (ρ − 1)₊²)/(1 + ρ²) of the Lean proof")
-    return t
+    """The theta_point fact: the Lean proof's preimage θ = (ρ, ρ, (1 − ρ)₊², (ρ − 1)₊²)/(1 + ρ²)."""
+    return q.fact("theta_point", "limitProfile").point
 
 
 def _mem_projP_theta(q: Ctx) -> bool:
@@ -158,7 +144,7 @@ for _n, _k, _b_, _f in (
 
 
 # -- the sampled limits ------------------------------------------------------------------
-_law = lambda q: (q.inp["law"]["family"], {k: rat(str(v)) for k, v in q.inp["law"].items() if k != "family"})  # noqa: E731
+_law = lambda q: (q.arg("family"), q.arg("params"))  # noqa: E731
 
 
 def _second_moment(q: Ctx) -> fmpq | None:
@@ -169,59 +155,18 @@ def _second_moment(q: Ctx) -> fmpq | None:
             "uniform": lambda: (p["lo"] ** 2 + p["lo"] * p["hi"] + p["hi"] ** 2) / 3}[f]()
 
 
-def _sample(f: str, p: dict, ks: list[int]) -> arb:
-    """F⁻¹ of the uniforms k/2^54 as a ball."""
-    logs = [arb(k).log() - U_BITS * arb(2).log() for k in ks]
-    if f == "uniform":
-        return arb(p["lo"]) + arb(p["hi"] - p["lo"]) * arb(ks[0]) / arb(2) ** U_BITS
-    if f == "pareto":
-        return arb(p["scale"]) * (-logs[0] / arb(p["shape"])).exp()
-    return -sum(logs, arb(0)) * (arb(p["scale"]) if f == "gamma" else 1 / arb(p["rate"]))
-
-
-def _points(q: Ctx, what: str):
-    """δ_n (or ‖π(S_n) − limitProfile ρ‖) at each size, and the least-squares log-log slope."""
-    f, p = _law(q)
-    per, u, v, sizes = int(p["shape"]) if f == "gamma" else 1, rat(q.inp["u"]), rat(q.inp["v"]), q.inp["sizes"]
-    rng = random.Random(q.inp["seed"])
-    draws = [[[2 * rng.getrandbits(U_BITS - 1) + 1 for _ in range(per)] for _ in range(2)] for _ in range(sizes[-1])]
-    key = (lambda ks: ks[0]) if f == "uniform" else (lambda ks: -math.prod(ks))   # the exact order of the samples
-    out = []
-    with precision(BITS):
-        Xs = [[(key(d[j]), _sample(f, p, d[j])) for d in draws] for j in range(2)]
-        for n in sizes:
-            al, be = ([arb(c) * t for _, t in sorted(Xs[j][:n], key=lambda e: e[0], reverse=True)] for j, c in ((0, v), (1, u)))
-            if what == "delta":
-                out.append((sum(((y - arb(u / v) * x) * (y - arb(u / v) * x) for x, y in zip(al, be)), arb(0))
-                            / sum((x * x for x in al), arb(0))).sqrt())
-                continue
-            D, pp = sum((x * x for x in al + be), arb(0)), [((x - y) + abs(x - y)) / 2 for x, y in zip(al, be)]
-            pm = [((y - x) + abs(y - x)) / 2 for x, y in zip(al, be)]
-            prof = [arb(0), 2 * sum((x * y for x, y in zip(al, be)), arb(0)) / D,
-                    sum((t * t for t in pp), arb(0)) / D, sum((t * t for t in pm), arb(0)) / D]
-            out.append(sum(((a - arb(b)) * (a - arb(b)) for a, b in zip(prof, limit_profile(u / v))), arb(0)).sqrt())
-        xs, ys = [arb(n).log() for n in sizes], [t.log() for t in out]
-        mx, my = sum(xs, arb(0)) / len(xs), sum(ys, arb(0)) / len(ys)
-        slope = sum(((a - mx) * (b - my) for a, b in zip(xs, ys)), arb(0)) / sum(((a - mx) * (a - mx) for a in xs), arb(0))
-    return out, slope
-
-
-_inside = lambda ball, enc: bool(ball.lower() >= arb(dec(enc[0]))) and bool(ball.upper() <= arb(dec(enc[1])))  # noqa: E731
-
-
 def _trend(q: Ctx, what: str) -> bool:
-    """Empirical: the stated points and slope contain the recomputed balls; holds when the slope is < 0."""
-    w = q.witness("trend", what)
-    pts, slope = q.memo(("trend", what), lambda: _points(q, what))
-    require(len(w["values"]) == len(pts) and all(_inside(b, e) for b, e in zip(pts, w["values"]))
-            and _inside(slope, w["slope"]), "trend witness", "a stated value does not contain the recomputed one")
+    """Empirical: the trend fact (the re-drawn points and slope, inside the stated ones);
+    consistent with the limit when the slope is < 0."""
+    slope = q.fact("trend", what).slope
     q.empirical = True
+    q.sample = {"statistic": "loglog_slope", "seed": "input.seed"}
     if bool(slope.upper() < 0) or bool(slope.lower() >= 0):
         return bool(slope.upper() < 0)
     raise Undecided("the fitted slope's enclosure contains 0")
 
 
-for _p, _f in (("u_pos", lambda q: rat(q.inp["u"]) > 0), ("v_pos", lambda q: rat(q.inp["v"]) > 0),
+for _p, _f in (("u_pos", lambda q: q.arg("u") > 0), ("v_pos", lambda q: q.arg("v") > 0),
                ("gamma_positive", lambda q: _law(q)[0] != "uniform" or _law(q)[1]["lo"] >= 0),
                ("second_moment_finite", lambda q: _second_moment(q) is not None),
                ("second_moment_pos", lambda q: (_second_moment(q) or 1) > 0)):

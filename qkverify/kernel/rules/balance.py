@@ -6,11 +6,10 @@ from __future__ import annotations
 
 from flint import arb, fmpq, fmpq_mat, fmpz, fmpz_poly
 
-from ..algebra import Root, power_sum_2, precision, to_arb
+from ..algebra import Root, precision, to_arb
 from ..derive import Coord, Ctx, lean_div
-from ..jsonio import Undecided, poly, ratmat
+from ..jsonio import Undecided
 from ..table import MT, dfn, predicate, thm
-from ..witnesses import rank_fact
 from .profile import signs
 
 L2, MAT, HS = "pairing_bound", ("matrix",), (("hS", "is_symmetric"),)
@@ -22,9 +21,7 @@ def _q(x) -> bool:
 
 def power_sum(q: Ctx) -> fmpq:
     """Σλ² = ‖λ₊‖² + ‖λ₋‖² over the certified spectrum of S (Newton on its factors)."""
-    w = q.witness("spectrum", "S")
-    q.spectrum("S")
-    return sum((f["multiplicity"] * power_sum_2(poly(f["poly"])) for f in w["factors"]), fmpq(0)) / fmpz(w["scale"]) ** 2
+    return q.fact("spectrum", "S").power_sum_2
 
 
 def sums(q: Ctx) -> tuple:
@@ -117,21 +114,21 @@ thm(MT + "pairing_bound", L2, MAT, HS + (("hplus", "lamPlus_ne_zero"),), _pairin
 
 
 def _dim_V(q: Ctx) -> int:
-    return q.memo("dimV", lambda: rank_fact(q.witness("rank", "V"), ratmat(q.inp["V"])))
+    return q.rank("V")
 
 
 def _posdef_on(q: Ctx) -> bool:
     """The rows of V are a basis (rank witness), x = Vᵀc: S ≻ 0 on V iff G = V S Vᵀ ≻ 0 (Sylvester)."""
-    V = ratmat(q.inp["V"])
+    V = q.mat("V")
     G = V * q.mat("S") * V.transpose()
     n = G.nrows()
     return _dim_V(q) == n and all(fmpq_mat([[G[i, j] for j in range(k)] for i in range(k)]).det() > 0 for k in range(1, n + 1))
 
 
 HRANK = (("hrank", "rank_le_n"),)
-predicate("rank_le_n", lambda q: q.rank("L") <= q.inp["n"])
+predicate("rank_le_n", lambda q: q.rank("L") <= q.arg("n"))
 predicate("symPart_posdef_on", _posdef_on)
 thm(MT + "rank_balance", "rank_balance", ("matrix_bound", "matrix_subspace"), HRANK,
-    lambda q: max(signs(q)[:2]) <= q.inp["n"])
+    lambda q: max(signs(q)[:2]) <= q.arg("n"))
 thm(MT + "finrank_le_of_posDefOn", "rank_balance", ("matrix_subspace",), HRANK + (("hV", "symPart_posdef_on"),),
-    lambda q: _dim_V(q) <= q.inp["n"])
+    lambda q: _dim_V(q) <= q.arg("n"))

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 from flint import arb, fmpq, fmpq_mat
 
-from .. import nonsym as NS
 from .. import weights as W
-from ..algebra import cmp, interval, precision, sign
-from ..derive import Coord, Ctx, sym
-from ..jsonio import Undecided, ratmat, require
+from ..algebra import CBox, precision
+from ..derive import Coord, Ctx, derived, eye, sym
+from ..jsonio import Undecided, require
 from ..table import NotEvaluable, dfn, predicate
 
 TRIPLE, HEADS = ("triple",), ("triple", "value_head")
@@ -37,12 +36,8 @@ def _mats(q: Ctx) -> dict:
     def build():
         inp = q.inp
         if q.kind == "triple":
-            Q, K, V = (ratmat(inp[k]) for k in ("Q", "K", "V"))
-            d = V.nrows()
-            require(V.ncols() == d == Q.ncols() == K.ncols() and Q.nrows() == K.nrows(), "input",
-                    "Q and K must be k × d, V d × d")
-            QtK = Q.transpose() * K
-            return {"X": V, "A": QtK, "G": fmpq_mat([[int(i == j) for j in range(d)] for i in range(d)]), "of": "V"}
+            Q, K, V = (q.arg(k) for k in ("Q", "K", "V"))  # k × d, k × d, d × d (well-formed)
+            return {"X": V, "A": Q.transpose() * K, "G": eye(V.nrows()), "of": "V"}
         p = W.find(inp["file"], inp["sha256"], q.base_dir, q.weights_dirs)
         m = {t["role"]: W.read_slice(p, t) for t in inp["tensors"]}
         n, N = inp["n"], inp["N"]
@@ -55,52 +50,17 @@ def _mats(q: Ctx) -> dict:
     return q.memo(("clusters", "mats"), build)
 
 
-def _roots(q: Ctx) -> list:
-    """The eigenvalues of X; any non-real one (a box) makes what follows certified."""
-    def f():
-        M = _mats(q)
-        rts = NS.croots_fact(q.witness("croots", M["of"]), M["X"])
-        q.certified = q.certified or any(isinstance(x, NS.CBox) for x, _, _ in rts)
-        return rts
-
-    return _ev(q, "roots", f)
+derived("VO")(lambda q: _mats(q)["X"])          # the value circuit W_V W_O of a real head
+derived("S_QK")(lambda q: sym(_mats(q)["A"]))    # sym(QᵀK)
 
 
-def _abs(x):
-    return x if sign(x) > 0 else (-x if isinstance(x, fmpq) else x.neg())
-
-
-def _vs(q: Ctx, lam, x) -> int:
-    """sign(λ − |x|) for the real λ > 0 and another eigenvalue x (exact, or through a box)."""
-    if not isinstance(x, NS.CBox):
-        return cmp(lam, _abs(x))
-    lo2, hi2 = x.mod2()
-    for _ in range(400):
-        lo, hi = interval(lam)
-        if lo * lo > hi2:
-            return 1
-        if hi * hi < lo2:
-            return -1
-        if isinstance(lam, fmpq) or lo == hi:
-            break
-        lam.bisect()
-    raise Undecided("the modulus of a real eigenvalue and of a complex box are not separated")
+def _croots(q: Ctx):
+    """The complex spectrum fact of X; a non-real eigenvalue (a box) makes what follows certified."""
+    return q.fact("croots", _mats(q)["of"])
 
 
 def _dominant(q: Ctx, simple: bool):
-    """(λ, m): the real positive eigenvalue strictly larger in modulus than every other one,
-    with its multiplicity (m = 1 required when ``simple``), or None."""
-    rts = _roots(q)
-    pos = [(x, m) for x, m, _ in rts if not isinstance(x, NS.CBox) and sign(x) > 0 and (m == 1 or not simple)]
-    if not pos:
-        return None
-    lam, mult = pos[0]
-    for x, m in pos[1:]:
-        if cmp(x, lam) > 0:
-            lam, mult = x, m
-    if any(x is not lam and _vs(q, lam, x) <= 0 for x, _, _ in rts):
-        return None
-    return lam, mult
+    return _croots(q).dominant(simple)
 
 
 def _top(q: Ctx):
@@ -115,14 +75,14 @@ def _qk(q: Ctx):
         if lam is None:
             raise NotEvaluable("the top eigenvalue is not real, positive and simple")
         M = _mats(q)
-        w = q.witness("eigvec", M["of"])
-        psi = NS.eigvec_fact(w, M["X"], lam)
+        ev = q.fact("eigvec", M["of"])
+        psi = ev.psi
         A, G, n = M["A"], M["G"], len(psi)
-        if "vector" in w:
+        if ev.exact:
             v = fmpq_mat([[x] for x in psi])
             return (v.transpose() * A * v)[0, 0] / (v.transpose() * G * v)[0, 0]
         q.certified = True
-        with precision(w["prec"]):
+        with precision(ev.prec):
             num = sum((psi[i] * A[i, j] * psi[j] for i in range(n) for j in range(n) if A[i, j] != 0), arb(0))
             den = sum((psi[i] * G[i, j] * psi[j] for i in range(n) for j in range(n) if G[i, j] != 0), arb(0))
             return Coord(num / den, None, False)
@@ -144,7 +104,7 @@ def _good(q: Ctx) -> bool:
 def _pd(q: Ctx) -> list[bool]:
     """[QᵀK symmetric, sym(QᵀK) ≻ 0, QᵀK ≻ 0] (the definite witness of S = sym(QᵀK))."""
     A = _mats(q)["A"]
-    spd = q.memo(("clusters", "pd"), lambda: NS.definite_fact(q.witness("definite", "S_QK"), sym(A)))
+    spd = q.fact("definite", "S_QK").positive
     return [A == A.transpose(), spd, A == A.transpose() and spd]
 
 
@@ -155,10 +115,7 @@ def _para(q: Ctx):
         dom = _dominant(q, False)
         if dom is None or dom[1] == 1:
             return dom
-        lam, m = dom
-        if not isinstance(lam, fmpq):
-            raise Undecided("an irrational dominant eigenvalue of multiplicity > 1")
-        return dom if NS.eigenspace_fact(q.witness("eigenspace", "V"), _mats(q)["X"], lam, m) else None
+        return dom if q.fact("eigenspace", "V").full else None
 
     return _ev(q, "para", f)
 

@@ -14,7 +14,7 @@ HND = (("hnd", "stacked_surjective"),)
 
 
 def _n(q: Ctx) -> int:
-    return q.inp["n"] if q.kind == "weights" else q.mat("W_Q").nrows()
+    return q.arg("n")
 
 
 predicate("stacked_surjective", lambda q: q.head_rank() == 2 * _n(q))
@@ -28,8 +28,7 @@ def _stacked(q: Ctx) -> fmpq_mat:
 
 
 def _kernel_vectors(q: Ctx, of: str) -> list[fmpq_mat]:
-    q.rank(of)
-    return [fmpq_mat([[fmpq(int(v))] for v in y]) for y in q.witness("rank", of).get("kernel", [])]
+    return [fmpq_mat([[fmpq(v)] for v in y]) for y in q.fact("rank", of).kernel]
 
 
 def _radical_eq_ker(q: Ctx) -> bool:

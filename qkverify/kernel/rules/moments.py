@@ -12,10 +12,9 @@ import math
 
 from flint import arb, fmpq, fmpq_mat, fmpq_poly, fmpz_poly
 
-from .. import witnesses as F
-from ..algebra import Root, cmp, count_with_multiplicity, power_sum_2, precision, to_arb
-from ..derive import Ctx, frob, trace
-from ..jsonio import Undecided, rat, ratmat, require
+from ..algebra import Quad, Root, cmp, count_with_multiplicity, precision, to_arb
+from ..derive import Ctx, derived, eye, frob, trace
+from ..jsonio import Undecided, require
 from ..table import A, NotEvaluable, dfn, predicate, thm
 
 VEC, HEAD = ("vector",), ("head",)
@@ -31,71 +30,7 @@ def qsqrt(s: fmpq) -> fmpq | None:
     return fmpq(a, b) if a * a == p and b * b == d else None
 
 
-class Q:
-    """a + b√s, a, b, s rational (s ≥ 0); a rational (b = 0) mixes with any field."""
-
-    __slots__ = ("a", "b", "s")
-
-    def __init__(self, a, b=0, s=1):
-        self.a, self.b, self.s = fmpq(a), fmpq(b), fmpq(s)
-
-    def _c(self, y):
-        return y if isinstance(y, Q) else Q(y)
-
-    def __add__(self, y):
-        y = self._c(y)
-        return Q(self.a + y.a, self.b + y.b, self.s if self.b else y.s)
-
-    __radd__ = __add__
-
-    def __neg__(self):
-        return Q(-self.a, -self.b, self.s)
-
-    def __sub__(self, y):
-        return self + -self._c(y)
-
-    def __rsub__(self, y):
-        return self._c(y) - self
-
-    def __mul__(self, y):
-        y = self._c(y)
-        s = self.s if self.b else y.s
-        return Q(self.a * y.a + self.b * y.b * s, self.a * y.b + self.b * y.a, s)
-
-    __rmul__ = __mul__
-
-    def sign(self) -> int:
-        sa, sb = (self.a > 0) - (self.a < 0), (self.b > 0) - (self.b < 0)
-        if sb == 0 or sa == sb or sa == 0:
-            return sa or sb
-        d = self.a ** 2 - self.b ** 2 * self.s
-        return sa if d > 0 else (sb if d < 0 else 0)
-
-    def __eq__(self, y):
-        return (self - y).sign() == 0
-
-    def div(self, y) -> "Q":
-        """Lean's x / y (x / 0 = 0)."""
-        y = self._c(y)
-        n = y.a ** 2 - y.b ** 2 * y.s
-        return Q(0) if y.sign() == 0 else self * Q(y.a / n, -y.b / n, y.s)
-
-    def rational(self) -> fmpq:
-        require(self.b == 0, "value", "an irrational value where a rational one is needed")
-        return self.a
-
-    def real(self):
-        """A rational, or the Root of t² − 2at + a² − b²s in a bracket from an integer square root."""
-        r = qsqrt(self.s)
-        if self.b == 0 or r is not None:
-            return self.a + self.b * (r or 0)
-        p, d = int(self.s.p), int(self.s.q)
-        k = 64 + p.bit_length() + d.bit_length()
-        t = math.isqrt((p * d) << (2 * k))           # √s = √(pd)/d ∈ [t, t + 1]/(d·2^k)
-        lo, hi = sorted(self.a + self.b * fmpq(v, d << k) for v in (t, t + 1))
-        c = [self.a ** 2 - self.b ** 2 * self.s, -2 * self.a, fmpq(1)]
-        den = math.lcm(*(int(x.q) for x in c))
-        return Root(fmpz_poly([int(x.p) * (den // int(x.q)) for x in c]), lo, hi)
+Q = Quad  # a + b√s
 
 
 def qroot(s: fmpq) -> Q:
@@ -107,8 +42,8 @@ def qroot(s: fmpq) -> Q:
 def vec(q: Ctx):
     """(x, s, √s): the Lean vector in ℚ(√s), s = ‖μ‖² when normalised, else 1."""
     def build():
-        mu = [rat(t) for t in q.inp["x"]]
-        s = sum((m * m for m in mu), fmpq(0)) if q.inp["normalize"] else fmpq(1)
+        mu = q.arg("x")
+        s = sum((m * m for m in mu), fmpq(0)) if q.arg("normalize") else fmpq(1)
         r = qsqrt(s)
         return [Q(m / r) if r is not None else Q(0, m / s, s) for m in mu], s, qroot(s)
 
@@ -120,11 +55,9 @@ X = lambda q: vec(q)[0]  # noqa: E731
 
 def other(q: Ctx, key: str):
     """The input's y (a list of the length of x) or c, as Qs."""
-    require(key in q.inp, "input", f"this declaration needs the input's {key}")
     if key == "c":
-        return Q(rat(q.inp["c"]))
-    require(len(q.inp["y"]) == len(q.inp["x"]), "input", "x and y have different lengths")
-    return [Q(rat(t)) for t in q.inp["y"]]
+        return Q(q.arg("c"))
+    return [Q(t) for t in q.arg("y")]
 
 
 def even(x):
@@ -219,52 +152,48 @@ _below_one = lambda x: all((1 - t * t).sign() > 0 for t in x)  # noqa: E731
 
 
 def _series(q: Ctx, odd: bool) -> bool:
-    """The tsum of the odd (even) moments against O (E): K terms as a ball, and the tail bound
-    n·ρ^K/(1 − ρ), ρ = max x_i² (|x|^(2k+1), |x|^(2k+2) ≤ ρ^k), at most 10^−digits."""
-    x, w = even(X(q)), q.witness("series", "odd" if odd else "even")
-    rho = max((t * t).rational() for t in x)
-    if rho >= 1:
+    """Σ' of the odd (even) moments against the closed form O (E): the series fact is a ball
+    holding the sum (K terms and the tail bound); a closed form outside it refutes the
+    equality (certified), one inside it decides nothing: an equality between reals is
+    never certified by enclosures (undecided)."""
+    x = even(X(q))
+    if max((t * t).rational() for t in x) >= 1:
         raise NotEvaluable("some |x_i| ≥ 1")
-    T = len(x) * rho ** w["terms"] / (1 - rho)
-    require(T <= fmpq(1, 10 ** w["digits"]), "series witness", f"{w['terms']} terms leave a tail above 10^-{w['digits']}")
+    ball = q.fact("series", "odd" if odd else "even").ball
     q.certified = True
     with precision(256):
-        part = arb(0)
-        for t in x:
-            r = (t * t).rational()
-            ball, acc = (to_arb(t.real(), 240) if odd else arb(r)), arb(0)
-            for _ in range(w["terms"]):
-                acc, ball = acc + ball, ball * arb(r)
-            part += acc
-        d = to_arb((stO(x) if odd else stE(x)).real(), 240) - part
-        if bool(d.upper() <= arb(T)) and bool(d.lower() >= -arb(T)):
-            return True
-        if bool(d.lower() > arb(T)) or bool(d.upper() < -arb(T)):
+        closed = to_arb((stO(x) if odd else stE(x)).real(), 240)
+        if not closed.overlaps(ball):
             return False
-    raise Undecided("the series enclosure and the closed form overlap at the interval's edge")
+    raise Undecided("the closed form lies in the series' enclosure: an equality between reals is not decided by "
+                    "enclosures")
 
 
 def _traces(q: Ctx, X_: fmpq_mat, s: fmpq, of: str):
     """For A = X/√s: tr A(1−A²)⁻¹, tr A²(1−A²)⁻¹, tr (1−A)⁻¹ = √s·tr XY, tr X²Y, s·tr Y + √s·tr XY,
-    Y = (sI − X²)⁻¹ from the inverse witness."""
-    n = X_.nrows()
-    Y = q.memo(("inv", of), lambda: F.inverse_fact(q.witness("inverse", of), fmpq_mat(
-        n, n, [s * int(i == j) for i in range(n) for j in range(n)]) - X_ * X_))
+    Y = (sI − X²)⁻¹ from the inverse fact."""
+    Y = q.fact("inverse", of).Y
     a = qroot(s) * trace(X_ * Y)
     return a, Q(trace(X_ * X_ * Y)), s * trace(Y) + a
 
 
 def _S_in(q: Ctx) -> fmpq_mat:
-    require("S" in q.inp, "input", "this declaration needs the matrix S of the vector input")
-    return q.memo("S_in", lambda: ratmat(q.inp["S"]))
+    return q.arg("S")
+
+
+@derived("sI_minus_S2")
+def _sI_S2(q: Ctx) -> fmpq_mat:
+    """sI − S² for the vector input's S (s = ‖x‖² when normalised, else 1)."""
+    S = _S_in(q)
+    return eye(S.nrows()) * vec(q)[1] - S * S
 
 
 def _charpoly_eq(q: Ctx) -> bool:
     """The eigenvalues of the Lean S = S_in/√s are x with multiplicity ⇔ det(tI − S_in) = Π (t − μ_i)."""
     prod = fmpq_poly([1])
-    for m in q.inp["x"]:
-        prod *= fmpq_poly([-rat(m), 1])
-    return _S_in(q).nrows() == len(q.inp["x"]) and _S_in(q).charpoly() == prod
+    for m in q.arg("x"):
+        prod *= fmpq_poly([-m, 1])
+    return _S_in(q).nrows() == len(q.arg("x")) and _S_in(q).charpoly() == prod
 
 
 predicate("S_symmetric", lambda q: q.kind == "lobes" or _S_in(q).transpose() == _S_in(q))
@@ -288,12 +217,14 @@ for _n, _f, _b in (  # Lemma 9 (OEEquivalences.lean)
 
 
 # -- Lemma 10 (GramForm.lean) ---------------------------------------------------------
-_n = lambda q: q.inp["n"] if "n" in q.inp else q.mat("W_Q").nrows()  # noqa: E731
+_n = lambda q: q.arg("n")  # noqa: E731
 _J = lambda n: fmpq_mat(2 * n, 2 * n, [int(abs(i - j) == n) for i in range(2 * n) for j in range(2 * n)])  # noqa: E731
 _G = lambda q: q.memo("G", lambda: q.mat("M") * q.mat("M").transpose())  # noqa: E731
-_K = lambda q: q.memo("K", lambda: _J(_n(q)) * _G(q) / 2)  # noqa: E731
+_K = lambda q: q.mat("half_JG")  # noqa: E731
+derived("half_JG")(lambda q: _J(_n(q)) * _G(q) / 2)
+derived("sI_minus_K2")(lambda q: eye(2 * _n(q)) * frob(q.mat("S")) - _K(q) * _K(q))
 _sorted = lambda v: sorted(v, key=functools.cmp_to_key(cmp))  # noqa: E731
-_nu = lambda q: q.memo("nu", lambda: _sorted(F.spectrum_fact(q.witness("spectrum", "half_JG"), _K(q))))  # noqa: E731
+_nu = lambda q: q.memo("nu", lambda: _sorted(q.spectrum("half_JG")))  # noqa: E731
 _nz_S = lambda q: q.memo("nzS", lambda: _sorted(v for v in q.spectrum("S") if cmp(v, fmpq(0)) != 0))  # noqa: E731
 _same = lambda u, v: len(u) == len(v) and all(cmp(a, b) == 0 for a, b in zip(u, v))  # noqa: E731
 _is_sorted_nns = lambda q, lam: all(cmp(a, b) <= 0 for a, b in zip(lam, lam[1:])) and _same(lam, _nz_S(q))  # noqa: E731
@@ -301,7 +232,7 @@ _is_sorted_nns = lambda q, lam: all(cmp(a, b) <= 0 for a, b in zip(lam, lam[1:])
 
 def _real_roots(X_: fmpq_mat) -> int:
     """Real roots of det(tI − X) with multiplicity (Sturm inside a Cauchy bound)."""
-    f = F.charpoly(F.integer_scaled(X_, X_.numer_denom()[1], "charpoly"))
+    f = X_.numer_denom()[0].charpoly()
     cs = f.coeffs()
     B = 1 + max((abs(fmpq(c, cs[-1])) for c in cs[:-1]), default=fmpq(0))
     return count_with_multiplicity(f, -B, B + 1)
@@ -309,8 +240,8 @@ def _real_roots(X_: fmpq_mat) -> int:
 
 def _lam_mem(q: Ctx) -> bool:
     """ν/‖S‖ ∈ Λ_n: nondecreasing, Σν² = ‖S‖² (power sums of the witness), n negative then n positive."""
-    w, nu, n = q.witness("spectrum", "half_JG"), _nu(q), _n(q)
-    p2 = sum((f["multiplicity"] * power_sum_2(F.poly(f["poly"])) for f in w["factors"]), fmpq(0)) / rat(w["scale"]) ** 2
+    nu, n = _nu(q), _n(q)
+    p2 = q.fact("spectrum", "half_JG").power_sum_2
     return (all(cmp(a, b) <= 0 for a, b in zip(nu, nu[1:])) and p2 == frob(q.mat("S")) and n >= 1
             and [cmp(v, fmpq(0)) for v in nu] == [-1] * n + [1] * n)
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from flint import fmpq, fmpq_mat
 
-from ..derive import Coord, Ctx, frob, is_zero, lean_div, skew, sym
-from ..jsonio import Undecided, rat, ratmat, require
+from ..derive import Coord, Ctx, eye, frob, is_zero, lean_div, skew, sym
+from ..jsonio import Undecided, require
 from ..table import MT, A, NotEvaluable, dfn, predicate, thm
-from ..witnesses import fiber_fact
+from ..witnesses import fiber_props
 from .energy import HL, MAT
 
 D6, T4 = "profile", "profile_sum_eq_one"
@@ -33,15 +33,13 @@ def _decomp(q: Ctx, face: str, commute: bool) -> bool:
     checked by fiber_fact (Invalid when they fail).  With ``commute`` also ‖P‖² = c‖L‖²
     (face d) or d‖L‖² (face c)."""
     if q.kind == "matrix_fiber":
-        if q.inp["face"] != face:
+        if q.arg("face") != face:
             raise NotEvaluable("the input's decomposition is for the other face")
-        H, P = q.mat("H"), q.mat("P")
+        normP = fiber_props(face, q.mat("S"), q.mat("H"), q.mat("P")).normP
     else:
         if not q.coord_is(q.profile()[face], fmpq(0)):
             raise NotEvaluable(f"{face} ≠ 0 and no candidate decomposition is given")
-        w = q.witness("fiber", face)
-        H, P = (fmpq_mat([[rat(x) for x in r] for r in w[k]]) for k in ("H", "P"))
-    normP = fiber_fact(face, q.mat("S"), H, P)
+        normP = q.fact("fiber", face).normP
     if q.kind == "matrix_fiber" and not commute:
         return q.coord_is(q.profile()[face], fmpq(0))
     if commute:
@@ -125,12 +123,8 @@ def _profile_conj(q: Ctx) -> bool:
     return p["a"].exact == r["a"].exact and all(same or _same_coord(q, p[k], r[k]) for k in "bcd")
 
 
-def eye(n: int) -> fmpq_mat:
-    return fmpq_mat(n, n, [int(i == j) for i in range(n) for j in range(n)])
-
-
 def _orthonormal(q: Ctx) -> bool:
-    v, s = ratmat(q.inp["v"]), q.inp["s"]
+    v, s = q.arg("v"), q.arg("s")
     W = fmpq_mat([v.tolist()[i] for i in s]) if s else eye(0)
     return not s or W * W.transpose() == eye(len(s))
 
@@ -138,13 +132,12 @@ def _orthonormal(q: Ctx) -> bool:
 def _orthogonal_cols(q: Ctx) -> bool:
     """The witness U (UᵀU = 1, column i = v_i) is checked; without one the conclusion fails exactly
     when the family is not orthonormal (the columns of such a U are)."""
-    v, s = ratmat(q.inp["v"]), q.inp["s"]
-    if ("orthogonal", "family") not in q.witnesses:
+    v, s = q.arg("v"), q.arg("s")
+    if not q.has("orthogonal", "family"):
         if _orthonormal(q):
             raise NotEvaluable("no extension U is given")
         return False
-    U, N = ratmat(q.witness("orthogonal", "family")["U"]), v.nrows()
-    require(U.nrows() == U.ncols() == N and U.transpose() * U == eye(N), "orthogonal witness", "UᵀU ≠ 1")
+    U, N = q.fact("orthogonal", "family").U, q.arg("N")
     require(all(U[k, i] == v[i, k] for i in s for k in range(N)), "orthogonal witness", "a column of U is not v_i")
     return True
 

@@ -7,34 +7,14 @@ from __future__ import annotations
 
 from flint import arb, fmpq
 
+from ..algebra import Quad
 from ..derive import Coord, Ctx
-from ..jsonio import rat, require
+from ..jsonio import require
 from ..table import MT, NotEvaluable, dfn, predicate, thm
 from .profile import _same_coord
 
 
-class Surd:
-    """a + b√m, exact (m ≥ 0 not a rational square, or b = 0)."""
-
-    def __init__(self, a, b=0, m=0):
-        self.a, self.b, self.m = fmpq(a), fmpq(b), fmpq(m)
-
-    def __add__(self, o):
-        o = o if isinstance(o, Surd) else Surd(o)
-        return Surd(self.a + o.a, self.b + o.b, self.m if self.b else o.m)
-
-    def __mul__(self, o):
-        o = o if isinstance(o, Surd) else Surd(o)
-        m = self.m if self.b else o.m
-        return Surd(self.a * o.a + m * self.b * o.b, self.a * o.b + self.b * o.a, m)
-
-    def __eq__(self, o):
-        o = o if isinstance(o, Surd) else Surd(o)
-        return self.a == o.a and self.b == o.b
-
-    def sign(self) -> int:
-        sa, sb = (self.a > 0) - (self.a < 0), (self.b > 0) - (self.b < 0)
-        return sa or sb if sa * sb >= 0 else (sa if self.a * self.a > self.b * self.b * self.m else sb)
+Surd = Quad  # a + b√m, exact
 
 
 def profile_num(L: list) -> tuple[Surd, list[Surd]]:
@@ -74,28 +54,14 @@ def _in_theta(p: list[fmpq]) -> bool:
     return min(p) >= 0 and sum(p) == 1 and p[0] == p[1] and p[2] * p[3] == 0
 
 
-def _factor(q: Ctx, of: str) -> tuple[list[Surd], list[Surd]]:
-    """x, y of a factor witness (entries x + x_sqrt·√sqrt), both nonzero."""
-    w = q.witness("factor", of)
-    m, z = rat(w.get("sqrt", "0")), ["0"] * len(w["x"])
-    require("sqrt" not in w or (m > 0 and not (m.p.isqrt() ** 2 == m.p and m.q.isqrt() ** 2 == m.q)),
-            "factor witness", "sqrt must be a positive non-square")
-    x, y = ([Surd(rat(a), rat(b), m) for a, b in zip(w[k], w.get(k + "_sqrt", z))] for k in "xy")
-    require(len(x) == len(y) == len(w.get("x_sqrt", z)) == len(w.get("y_sqrt", z)) and any(v.sign() for v in x)
-            and any(v.sign() for v in y), "factor witness", "x, y must be nonzero, one entry per coordinate each")
-    return x, y
-
-
 def _matrix_factor(q: Ctx):
     """L = x yᵀ (rational factor witness of L), or None when rank L ≠ 1 and none is given."""
-    if ("factor", "L") not in q.witnesses:
+    if not q.has("factor", "L"):
         if q.rank("L") == 1:
             raise NotEvaluable("rank L = 1 and no factorisation is given")
         return None
-    x, y = _factor(q, "L")
-    require(all(v.b == 0 for v in x + y) and [[a * b for b in y] for a in x] == _rat(q.mat("L")),
-            "factor witness", "L ≠ x yᵀ with rational x, y")
-    return [v.a for v in x], [v.a for v in y]
+    f = q.fact("factor", "L")  # rational, with x yᵀ = L (checked)
+    return [v.a for v in f.x], [v.a for v in f.y]
 
 
 def _dot(u, v) -> fmpq:
@@ -106,7 +72,7 @@ def _smul(q: Ctx) -> bool:
     """π(s·uvᵀ) = formula(t = u·v); on a matrix L = x yᵀ, at u = x/‖x‖, v = y/‖y‖, s = ‖x‖‖y‖:
     t² = (x·y)²/(‖x‖²‖y‖²), sign t = sign x·y (the normalised form of profile_rank_one)."""
     if q.kind == "rank_one":
-        u, v, s = [rat(a) for a in q.inp["u"]], [rat(b) for b in q.inp["v"]], rat(q.inp["s"])
+        u, v, s = q.arg("u"), q.arg("v"), q.arg("s")
         t = _dot(u, v)
         return _equal(*profile_num([[Surd(s * a * b) for b in v] for a in u]), _formula(t * t, (t > 0) - (t < 0)))
     f = _matrix_factor(q)
@@ -119,8 +85,8 @@ def _smul(q: Ctx) -> bool:
 def _unit(q: Ctx, k: str) -> bool:
     """hu, hv, hs of a rank_one input; the normalised factorisation of a matrix satisfies all three."""
     if q.kind != "rank_one":
-        return ("factor", "L") in q.witnesses and _matrix_factor(q) is not None
-    return rat(q.inp["s"]) > 0 if k == "s" else _dot(*[[rat(a) for a in q.inp[k]]] * 2) == 1
+        return q.has("factor", "L") and _matrix_factor(q) is not None
+    return q.arg("s") > 0 if k == "s" else _dot(q.arg(k), q.arg(k)) == 1
 
 
 def _trace_formula(q: Ctx) -> bool:
@@ -136,26 +102,25 @@ def _locus(q: Ctx) -> bool:
             raise NotEvaluable("rank L ≠ 1")
         fL, num = profile_num(_rat(q.mat("L")))
         return _in_theta([a.a / fL.a for a in num])
-    p = [rat(x) for x in q.inp["p"]]
+    p = q.arg("p")
     if not _in_theta(p):
         raise NotEvaluable("the ⊇ direction is evaluated at points of Θ")
-    if ("factor", "theta") not in q.witnesses:
-        if q.inp["N"] == 1 and p[0] != 0:
+    if not q.has("factor", "theta"):
+        if q.arg("N") == 1 and p[0] != 0:
             return False
         raise NotEvaluable("no matrix realising the point is given")
-    x, y = _factor(q, "theta")
-    require(len(x) == q.inp["N"] and _equal(*profile_num([[a * b for b in y] for a in x]), p), "factor witness",
-            "x yᵀ is not N × N with profile p")
+    f = q.fact("factor", "theta")  # N entries each (checked)
+    require(_equal(*profile_num([[a * b for b in f.y] for a in f.x]), p), "factor witness", "x yᵀ does not have profile p")
     return True
 
 
 P4 = "profile_rank_one"
 predicate("rank_eq_one", lambda q: q.rank("L") == 1)
 predicate("norm_eq_one", lambda q: q.frob("L") == 1)
-predicate("N_ge_two", lambda q: (q.inp["N"] if q.kind == "theta_point" else q.mat("L").nrows()) >= 2)
+predicate("N_ge_two", lambda q: (q.arg("N") if q.kind == "theta_point" else q.mat("L").nrows()) >= 2)
 for _k, _pid in (("u", "u_unit"), ("v", "v_unit"), ("s", "s_pos")):
     predicate(_pid, lambda q, k=_k: _unit(q, k))
-dfn(MT + "Theta", P4, ("theta_point",), lambda q: _in_theta([rat(x) for x in q.inp["p"]]))
+dfn(MT + "Theta", P4, ("theta_point",), lambda q: _in_theta(q.arg("p")))
 thm(MT + "profile_smul_vecMulVec", P4, ("rank_one", "matrix"), (("hu", "u_unit"), ("hv", "v_unit"), ("hs", "s_pos")),
     _smul)
 thm(MT + "exists_smul_vecMulVec_of_rank_eq_one", P4, ("matrix",), (("hL", "rank_eq_one"),),

@@ -1,0 +1,99 @@
+"""Every cap the kernel works under, in one place (TRUST.md, "Limits").
+
+A certificate that needs more than a cap is answered ``undecided``, naming the
+cap (:func:`over`); a certificate whose *text* is over a cap of the reader is
+refused before it is checked.  Every loop of the kernel is bounded by the
+certificate's size and these numbers.
+
+The kernel sets Python's integer-to-text digit limit itself, for the time it
+checks one certificate (:func:`int_digits`), and restores the caller's.
+
+>>> import sys
+>>> before = sys.get_int_max_str_digits()
+>>> with int_digits():
+...     sys.get_int_max_str_digits() == MAX_INT_DIGITS
+True
+>>> sys.get_int_max_str_digits() == before
+True
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+
+# -- reading ----------------------------------------------------------------
+#: bytes of one certificate file
+MAX_FILE_BYTES = 64 * 1024 * 1024
+#: decimal digits of one integer (JSON number, or numerator / denominator of a rational)
+MAX_INT_DIGITS = 20_000
+#: nesting depth of the JSON text
+MAX_JSON_DEPTH = 64
+
+# -- exact linear algebra ---------------------------------------------------
+#: side of a matrix the kernel multiplies out or takes a characteristic polynomial of
+MAX_DIM = 4096
+#: entries of a matrix given inline in a certificate
+MAX_INLINE_ENTRIES = 1 << 22
+#: entries of W_K and W_Q (2n·N) read from a weights file for one head
+MAX_HEAD_ENTRIES = 1 << 24
+#: degree of a polynomial in a witness (factors, cells, complex roots)
+MAX_DEGREE = 8192
+#: bits of a scale or an interval endpoint's numerator / denominator in a witness
+MAX_WITNESS_BITS = 1 << 16
+
+# -- enclosures -------------------------------------------------------------
+#: working precision (bits) of the enclosures the kernel computes
+PREC = 128
+#: largest precision (bits) a witness may ask the kernel to work at
+MAX_PREC = 1 << 16
+#: bisection steps for one comparison of two real algebraic numbers
+MAX_BISECTIONS = 4000
+
+# -- series, sums, sampling -------------------------------------------------
+#: terms of a series witness (Appendix C)
+MAX_SERIES_TERMS = 1 << 16
+#: value patterns a finite-law enumeration sums over (Appendix A)
+ENUM_LIMIT = 1 << 16
+#: Monte Carlo draws (samples × entries) the kernel re-draws (Appendix A)
+WORK_LIMIT = 1 << 24
+#: sample size of a lobes input (Lemma 6, Theorem 5)
+MAX_LOBES = 1_000_000
+
+# -- expressions (§1) --------------------------------------------------------
+#: |exponent| of one power in an expression
+MAX_EXPONENT = 64
+#: total degree an expression may reach while it is multiplied out
+MAX_EXPR_DEGREE = 256
+#: terms of a multiplied-out expression
+MAX_EXPR_TERMS = 1 << 16
+
+
+def over(what: str, value: int, cap: int, name: str) -> None:
+    """Undecided naming the cap ``name`` when ``value`` exceeds ``cap``.
+
+    >>> over("entries", 3, 4, "MAX_DIM")
+    >>> over("entries", 5, 4, "MAX_DIM")
+    Traceback (most recent call last):
+    ...
+    qkverify.kernel.jsonio.Undecided: 5 entries exceed the kernel's limit MAX_DIM = 4 (kernel/limits.py)
+    """
+    if value > cap:
+        from .jsonio import Undecided
+
+        raise Undecided(f"{value} {what} exceed the kernel's limit {name} = {cap} (kernel/limits.py)")
+
+
+@contextlib.contextmanager
+def int_digits():
+    """Python's int/str conversion limit at MAX_INT_DIGITS for the block, then the caller's."""
+    get = getattr(sys, "get_int_max_str_digits", None)
+    if get is None:  # Python before 3.11: no limit to set
+        yield
+        return
+    before = get()
+    sys.set_int_max_str_digits(MAX_INT_DIGITS)
+    try:
+        yield
+    finally:
+        sys.set_int_max_str_digits(before)

@@ -1,0 +1,359 @@
+"""The well-formedness pass: a certificate's input has the Lean types of the declarations
+it is evaluated on, checked before anything else (DESIGN.md, "Lean's semantics, once").
+
+One function per input kind (:data:`WF`) reads the input's exact objects and checks the
+types Lean gives them: ``Matrix (Fin N) (Fin N) ℝ`` is square, one index type for every
+matrix of an input, vectors of one length, a basis is invertible, a law is a probability
+law.  It returns the exact objects (:class:`Args`: matrices as ``fmpq_mat``, vectors as
+lists of ``fmpq``, sizes as ``int``); rules read them with ``q.arg(name)``.  A malformed
+input is ``Invalid("input", one line)``.  Facts about the input (a hypothesis, an
+orthogonal U, a symmetric S) are not types: they are the rules' business.
+
+Types that depend on the declaration rather than on the input kind (a vector of even
+length 2m for Appendix B, S of the size of x for Lemma 9) are checked per declaration:
+``thm(..., args=(...))`` in :mod:`.table` with the checks of this module's second half."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from flint import fmpq, fmpq_mat
+
+from . import limits
+from .jsonio import Invalid, rat, require
+
+
+class Args(dict):
+    """The exact objects of a well-formed input, by field name."""
+
+
+WF: dict[str, Callable[[dict], Args]] = {}
+
+
+def kind(name: str):
+    def reg(fn):
+        assert name not in WF, name
+        WF[name] = fn
+        return fn
+    return reg
+
+
+def well_formed(inp: dict) -> Args:
+    """The exact objects of ``inp`` after its kind's type checks (Invalid when malformed)."""
+    fn = WF.get(inp["kind"])
+    require(fn is not None, "input", f"no well-formedness rule for input kind {inp['kind']!r}")
+    return fn(inp)
+
+
+# -- readers with their types ---------------------------------------------------------
+
+
+def matrix(x: list, what: str, rows: int | None = None, cols: int | None = None) -> fmpq_mat:
+    """Rows of rationals as an R × C matrix (rectangular; R, C as given when given)."""
+    require(isinstance(x, list) and x and all(isinstance(r, list) and r for r in x), "input",
+            f"{what} must be a non-empty list of non-empty rows")
+    require(len({len(r) for r in x}) == 1, "input", f"{what} has rows of different lengths")
+    R, C = len(x), len(x[0])
+    require(R * C <= limits.MAX_INLINE_ENTRIES, "input", f"{what} has more than {limits.MAX_INLINE_ENTRIES} entries")
+    require(rows is None or R == rows, "input", f"{what} has {R} rows, its type needs {rows}")
+    require(cols is None or C == cols, "input", f"{what} has {C} columns, its type needs {cols}")
+    return fmpq_mat([[rat(v) for v in r] for r in x])
+
+
+def square(x: list, what: str, N: int | None = None) -> fmpq_mat:
+    """An N × N matrix (``Matrix (Fin N) (Fin N) ℝ``)."""
+    require(isinstance(x, list) and x and all(isinstance(r, list) and len(r) == len(x) for r in x), "input",
+            f"{what} must be square (Matrix (Fin N) (Fin N) ℝ)")
+    return matrix(x, what, N, N)
+
+
+def vector(x: list, what: str, n: int | None = None) -> list[fmpq]:
+    """A vector of rationals of length n (``Fin n → ℝ``)."""
+    require(isinstance(x, list) and (n is None or len(x) == n), "input",
+            f"{what} has length {len(x) if isinstance(x, list) else '?'}, its type needs {n}")
+    return [rat(v) for v in x]
+
+
+def invertible(X: fmpq_mat, what: str) -> fmpq_mat:
+    """X, after checking it is invertible (a basis, a unit)."""
+    require(X.nrows() == X.ncols() and X.det() != 0, "input", f"{what} is singular, not a basis")
+    return X
+
+
+# -- one rule per input kind ----------------------------------------------------------
+
+
+@kind("matrix")
+def _matrix(i: dict) -> Args:
+    return Args(L=square(i["L"], "L"))
+
+
+@kind("matrix_pair")
+def _pair(i: dict) -> Args:
+    L = square(i["L"], "L")
+    return Args(L=L, U=square(i["U"], "U", L.nrows()))
+
+
+@kind("matrix_bound")
+def _bound(i: dict) -> Args:
+    return Args(L=square(i["L"], "L"), n=i["n"])
+
+
+@kind("matrix_fiber")
+def _fiber(i: dict) -> Args:
+    L = square(i["L"], "L")
+    N = L.nrows()
+    return Args(L=L, H=square(i["H"], "H", N), P=square(i["P"], "P", N), face=i["face"])
+
+
+@kind("matrix_subspace")
+def _subspace(i: dict) -> Args:
+    L = square(i["L"], "L")
+    return Args(L=L, n=i["n"], V=matrix(i["V"], "V (rows spanning the subspace)", cols=L.nrows()))
+
+
+@kind("head")
+def _head(i: dict) -> Args:
+    """Q, K : C → H with C = ℝ^N, H = ℝ^n: W_Q, W_K are n × N; b a basis of C indexed by Fin N."""
+    WQ = matrix(i["W_Q"], "W_Q")
+    n, N = WQ.nrows(), WQ.ncols()
+    a = Args(W_Q=WQ, W_K=matrix(i["W_K"], "W_K", n, N), n=n, N=N)
+    if "B" in i:
+        a["B"] = invertible(square(i["B"], "B", N), "B")
+    return a
+
+
+def _slice(t: dict, n: int, what: str) -> None:
+    for k in ("rows", "cols"):
+        if k in t:
+            a, b = t[k]
+            require(0 <= a < b, "input", f"{what}: {k} [{a}, {b}) is empty")
+
+
+@kind("weights")
+def _weights(i: dict) -> Args:
+    """A real head: W_Q and W_K (n × N) as slices of weights files, each role once."""
+    roles = [t["role"] for t in i["tensors"]]
+    require(sorted(roles) == ["W_K", "W_Q"], "input", "the tensors must give W_Q and W_K once each")
+    n, N = i["n"], i["N"]
+    for t in i["tensors"]:
+        _slice(t, n, t["role"])
+        for k in ("rows", "cols"):
+            if k in t:
+                require(t[k][1] - t[k][0] == n, "input", f"{t['role']}: {k} {t[k]} do not hold n = {n} rows")
+    limits.over("entries of W_K and W_Q", 2 * n * N, limits.MAX_HEAD_ENTRIES, "MAX_HEAD_ENTRIES")
+    return Args(n=n, N=N)
+
+
+@kind("value_head")
+def _value_head(i: dict) -> Args:
+    roles = sorted(t["role"] for t in i["tensors"])
+    require(roles == ["W_K", "W_O", "W_Q", "W_V"], "input", "the tensors must give W_Q, W_K, W_V and W_O once each")
+    for t in i["tensors"]:
+        _slice(t, i["n"], t["role"])
+    return Args(n=i["n"], N=i["N"])
+
+
+@kind("family")
+def _family(i: dict) -> Args:
+    """v : Fin N → EuclideanSpace ℝ (Fin N) (row i is v_i), s a set of indices of Fin N."""
+    v = square(i["v"], "v (N vectors of length N)")
+    require(all(0 <= k < v.nrows() for k in i["s"]) and len(set(i["s"])) == len(i["s"]), "input",
+            "s must be distinct indices of Fin N")
+    return Args(v=v, s=list(i["s"]), N=v.nrows())
+
+
+@kind("rank_one")
+def _rank_one(i: dict) -> Args:
+    """u, v : Fin N → ℝ (one length), s : ℝ."""
+    u = vector(i["u"], "u")
+    return Args(u=u, v=vector(i["v"], "v", len(u)), s=rat(i["s"]), N=len(u))
+
+
+@kind("theta_point")
+def _theta_point(i: dict) -> Args:
+    return Args(p=vector(i["p"], "p", 4), N=i["N"])
+
+
+@kind("vector")
+def _vector(i: dict) -> Args:
+    """x : Fin n → ℝ; y of the same length; c : ℝ; S square (its size is tied to x by each
+    declaration, e.g. 2m × 2m for Lemma 9)."""
+    x = vector(i["x"], "x")
+    a = Args(x=x, normalize=i["normalize"], n=len(x))
+    if "y" in i:
+        a["y"] = vector(i["y"], "y", len(x))
+    if "c" in i:
+        a["c"] = rat(i["c"])
+    if "S" in i:
+        a["S"] = square(i["S"], "S")
+    return a
+
+
+@kind("rho")
+def _rho(i: dict) -> Args:
+    return Args(rho=rat(i["rho"]))
+
+
+_FAMILY = {"exponential": ("rate",), "gamma": ("shape", "scale"), "uniform": ("lo", "hi"), "pareto": ("shape", "scale")}
+
+
+@kind("lobes")
+def _lobes(i: dict) -> Args:
+    """A law γ on ℝ given by its family and exact parameters (each a law: rate, shape,
+    scale > 0, lo < hi), scales u, v, and increasing sample sizes."""
+    law, fam = i["law"], i["law"]["family"]
+    need = _FAMILY[fam]
+    require(set(law) == {"family", *need}, "input", f"a {fam} law takes exactly {', '.join(need)}")
+    p = {k: rat(str(law[k])) for k in need}
+    ok = p["lo"] < p["hi"] if fam == "uniform" else all(v > 0 for v in p.values())
+    require(ok, "input", f"the {fam} law's parameters do not define a probability law")
+    s = i["sizes"]
+    require(all(a < b for a, b in zip(s, s[1:])), "input", "sizes must increase strictly")
+    limits.over("samples", s[-1], limits.MAX_LOBES, "MAX_LOBES")
+    return Args(family=fam, params=p, u=rat(i["u"]), v=rat(i["v"]), seed=i["seed"], sizes=list(s))
+
+
+def _law(j: dict) -> tuple:
+    """("atoms", [(v, p), …], m1, m2) or ("gauss", mean, variance > 0, m2); variance 0 is a point mass."""
+    if "gaussian" in j:
+        m, v = rat(j["gaussian"]["mean"]), rat(j["gaussian"]["variance"])
+        require(v >= 0, "input", "a Gaussian variance must be ≥ 0")
+        if v:
+            return ("gauss", m, v, v + m * m)
+        at = [(m, fmpq(1))]
+    else:
+        at = [(rat(x), rat(p)) for x, p in j["atoms"]]
+        ok = all(p > 0 for _, p in at) and sum(p for _, p in at) == 1 and all(a[0] < b[0] for a, b in zip(at, at[1:]))
+        require(ok, "input", "a finite law needs strictly increasing atoms with positive probabilities summing to 1")
+    return ("atoms", at, sum(p * x for x, p in at), sum(p * x * x for x, p in at))
+
+
+@kind("law")
+def _law_input(i: dict) -> Args:
+    """A random matrix with independent entries: L (N × N, model iid) or W_K, W_Q (n × N,
+    model qk); each entry a probability law; the Monte Carlo parameters when sampled."""
+    N = i["N"]
+    rows = N if i["model"] == "iid" else i["n"]
+    grids = {}
+    for k in ("L",) if i["model"] == "iid" else ("W_K", "W_Q"):
+        x = i[k]
+        limits.over("entry laws", rows * N, limits.MAX_INLINE_ENTRIES, "MAX_INLINE_ENTRIES")
+        g = [[_law(x)] * N for _ in range(rows)] if isinstance(x, dict) else [[_law(l) for l in r] for r in x]
+        require(len(g) == rows and all(len(r) == N for r in g), "input", f"{k} must be {rows}×{N} laws")
+        grids[k] = g
+    mc = i.get("monte_carlo")
+    if mc is not None:
+        require(0 < rat(mc["delta"]) < 1, "input", "monte_carlo.delta must lie in (0, 1)")
+    return Args(N=N, n=i.get("n", 0), model=i["model"], laws=grids, monte_carlo=mc)
+
+
+@kind("attention_function")
+def _attention_function(i: dict) -> Args:
+    """σ : C^k → ℝ^k (k scores), w : C^k → ℝ^k (k weights), φ : ℝ^k → ℝ."""
+    k = i["k"]
+    require(len(i["scores"]) == k, "input", f"scores: k = {k} expressions are needed")
+    pot, wts = i["potential"], i["weights"]
+    if "quadratic" in pot:
+        Q = square(pot["quadratic"]["Q"], "Q", k)
+        require(Q == Q.transpose(), "input", "the quadratic potential's Q must be symmetric")
+        vector(pot["quadratic"]["b"], "b", k)
+    if "softmax" in wts:
+        require(len(wts["softmax"]["scores"]) == k, "input", f"softmax scores: k = {k} expressions are needed")
+    else:
+        require(len(wts["polynomial"]) == k, "input", f"weights: k = {k} expressions are needed")
+    return Args(k=k, N=i["N"])
+
+
+@kind("biaffine")
+def _biaffine(i: dict) -> Args:
+    N = i["N"]
+    a = Args(N=N)
+    if "decomposition" in i:
+        d = i["decomposition"]
+        a["B"], a["L"], a["R"] = square(d["B"], "B", N), vector(d["L"], "L", N), vector(d["R"], "R", N)
+        a["D"] = rat(d["D"])
+    return a
+
+
+@kind("forms")
+def _forms(i: dict) -> Args:
+    """B : ℕ → bilinear forms on H = ℝ^n (k Gram matrices, one n); S ∈ End(H) when given."""
+    Gs = [square(B, f"B[{d}]") for d, B in enumerate(i["B"])]
+    n = Gs[0].nrows()
+    require(all(G.nrows() == n for G in Gs), "input", "the forms must be n × n of one n (one space H)")
+    a = Args(G=Gs, n=n, k=len(Gs))
+    if "S" in i:
+        a["S"] = square(i["S"], "S", n)
+    return a
+
+
+@kind("rope_weights")
+def _rope_weights(i: dict) -> Args:
+    (a, b), (c, d), cols = i["W_Q"]["rows"], i["W_K"]["rows"], i["cols"]
+    n = b - a
+    require(a < b and d - c == n, "input", "W_Q and W_K must be slices of n rows each")
+    require(len(set(cols)) == len(cols) == n, "input", "cols: n distinct columns of C")
+    return Args(n=n, k=i["k"])
+
+
+@kind("transformer")
+def _transformer(i: dict) -> Args:
+    """Tokens x : C^ℓ (ℓ × N), heads (weights ℓ × ℓ, or W_Q, W_K n × N), value maps
+    W_V (d × N), W_O (N × d), M(y) = W_2 act(W_1 y + b_1) + b_2; inline parts checked here,
+    tensor parts when read (:func:`shape`)."""
+    a = Args()
+    if isinstance(i["x"], list):
+        X = matrix(i["x"], "x (tokens as rows)")
+        a["x"], a["ell"], a["N"] = X, X.nrows(), X.ncols()
+    for h, head in enumerate(i["heads"]):
+        if "weights" in head and "ell" in a:
+            square(head["weights"], f"heads[{h}].weights", a["ell"])
+    if "positions" in i and "ell" in a:
+        a["positions"] = matrix(i["positions"], "positions", a["ell"], a["N"])
+    if "alpha" in i and "ell" in a:
+        a["alpha"] = vector(i["alpha"], "alpha", a["ell"])
+    return a
+
+
+@kind("triple")
+def _triple(i: dict) -> Args:
+    """Q, K : k × d, V : d × d."""
+    Q = matrix(i["Q"], "Q")
+    k, d = Q.nrows(), Q.ncols()
+    return Args(Q=Q, K=matrix(i["K"], "K", k, d), V=square(i["V"], "V", d))
+
+
+@kind("user")
+def _user(i: dict) -> Args:
+    return Args()
+
+
+# -- per-declaration argument types (thm(..., args=...)) ------------------------------
+
+
+def shape(X: fmpq_mat, rows: int | None, cols: int | None, what: str) -> fmpq_mat:
+    """X after checking its shape (a matrix read from a weights file)."""
+    require((rows is None or X.nrows() == rows) and (cols is None or X.ncols() == cols), "input",
+            f"{what} is {X.nrows()} × {X.ncols()}, its type needs {rows or '?'} × {cols or '?'}")
+    return X
+
+
+def even_x(q: Any) -> None:
+    """x : Fin (2m) → ℝ (Appendices B, C)."""
+    require(len(q.arg("x")) % 2 == 0, "input", f"x has length {len(q.arg('x'))}, not 2m")
+
+
+def needs(*names: str) -> Callable[[Any], None]:
+    """The declaration takes these fields of the input (e.g. y, c, S of a vector input)."""
+    def check(q: Any) -> None:
+        miss = [k for k in names if k not in q.args]
+        if miss:
+            raise Invalid("input", f"this declaration needs the input's {', '.join(miss)}")
+    return check
+
+
+def S_of_x(q: Any) -> None:
+    """S : Matrix (Fin (2m)) (Fin (2m)) ℝ with x : Fin (2m) → ℝ (Lemma 9)."""
+    needs("S")(q)
+    require(q.arg("S").nrows() == len(q.arg("x")), "input", "S must be n × n for x of length n")
