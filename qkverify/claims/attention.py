@@ -95,9 +95,9 @@ def _fields_again(doc: dict) -> dict:
         if all(not x.free_symbols for x in consts):
             c = [_q(str(sp.Rational(x))) for x in consts]
             out["mem_stdSimplex"] = all(x >= 0 for x in c) and sum(c, fmpq(0)) == 1
-        else:
+        elif all(poly(x) for x in w):   # a nonconstant polynomial is unbounded
             out["mem_stdSimplex"] = False
-        if "quadratic" in pot:
+        if "quadratic" in pot and all(MA.lean_polynomial(t, names)[0] for t in wts["polynomial"] + doc["scores"]):
             Qr = [[sp.Rational(x) for x in r] for r in pot["quadratic"]["Q"]]
             b = [sp.Rational(x) for x in pot["quadratic"]["b"]]
             out["grad"] = all(sp.expand(w[j] - sum((Qr[j][i] + Qr[i][j]) * sig[i] for i in range(k)) / 2 - b[j]) == 0
@@ -606,16 +606,21 @@ def _hM(s: Subject) -> bool:
                 candidates += _top_vectors(A, ev.doc["norm"])
         if bounded and homogeneous:
             return True
+    from ..exact.rational import fmpq_str
+
+    if not homogeneous:  # with a bias the ratio ‖M y‖/‖y‖ depends on the scale of y: try far and near points
+        candidates = [y * (fmpq(2) ** e if e >= 0 else fmpq(1, 2 ** -e)) for y in candidates for e in range(-8, 25, 4)]
     for y in candidates:
         if act in ("relu", "identity"):
-            if _norm_exceeds(ev, _mlp_exact(ev, y), y, L):
-                return False
+            bad = _norm_exceeds(ev, _mlp_exact(ev, y), y, L)
         else:
             with ctx.workprec(PREC):
                 My = ev.M(arb_mat(y))
                 ny = ev.row_norm(arb_mat(y), 0)
-                if ev.row_norm(My, 0) > arb(L) * ny:
-                    return False
+                bad = bool(ev.row_norm(My, 0) > arb(L) * ny)
+        if bad:  # the kernel re-evaluates both sides at this y
+            s.witness({"kind": "counterexample", "of": "hM", "y": [fmpq_str(c) for c in y.entries()]})
+            return False
     g = ev.growth() if m0_zero else None
     if g is not None:
         lip = arb(1) if act != "gelu" or b1 is None or not any(b1.entries()) else _gelu_lipschitz()

@@ -65,6 +65,23 @@ def _witness_spectra(s: Subject) -> None:
     s.witness(spectrum_witness(g["K"], "half_JG"))
 
 
+def real_roots_witness(S: fmpq_mat) -> dict:
+    """The ``real_roots`` witness of any square S (a matrix_spectrum input): the factors of
+    charpoly(D·S) with their REAL roots isolated (the kernel counts them by Sturm)."""
+    w = spectrum_witness(S, "S")
+    w["kind"] = "real_roots"
+    return w
+
+
+def _S_witness(s: Subject) -> None:
+    """The witness of S's real roots the kernel reads: a head's symmetric S has a spectrum witness,
+    a matrix_spectrum input's S (any square matrix) a real_roots witness."""
+    if s.kind == "matrix_spectrum":
+        s.witness(real_roots_witness(s.inp.S))
+    else:
+        _witness_spectra(s)
+
+
 def _nonzero_part(P: fmpq_poly) -> fmpq_poly:
     """P without its factor t^z."""
     cs = list(P.coeffs())
@@ -132,8 +149,8 @@ def _computed_lam(s: Subject) -> list[RealAlgebraic]:
         g = gram_parts(s)
         f = frob_sq(g["S"])
         nu = _spec(s, "K")
-        if f == 0:
-            return list(nu)
+        if f == 0:   # ν/‖S‖ with ‖S‖ = 0: Lean's x/0 = 0
+            return [RealAlgebraic.from_rational(fmpq(0)) for _ in nu]
         rq = rational_sqrt(f)
         out = []
         for v in nu:
@@ -185,9 +202,9 @@ def _k_pos(s: Subject) -> bool:
 def _h(s: Subject) -> bool:
     """IsSortedNormalizedNonzeroSpectrum S lam: on a head S = symPart(W_KᵀW_Q) and lam the input's
     (else the computed one); on a matrix_spectrum input S and lam as given (binder ``h``)."""
+    _S_witness(s)
     if s.kind == "matrix_spectrum":
         return is_snns(s.inp.S, fresh(s.inp.lam))
-    _witness_spectra(s)
     return is_snns(gram_parts(s)["S"], _lam(s))
 
 
@@ -196,6 +213,7 @@ def _h2(s: Subject) -> bool:
     """IsSortedNormalizedNonzeroSpectrum S lam' with lam' = the input's lam2 (binder ``h'``)."""
     if s.inp.lam2 is None:
         raise NotApplicable("no lam2 is given (the lam' of the uniqueness)")
+    _S_witness(s)
     return is_snns(s.inp.S, fresh(s.inp.lam2))
 
 
@@ -292,7 +310,7 @@ def _is_def(s: Subject) -> DeclResult:
     if s.kind == "head" and s.inp.lam is None:
         raise NotApplicable("no lam is given: the definition is evaluated at the head's lam")
     S, lam = (s.inp.S, fresh(s.inp.lam)) if s.kind == "matrix_spectrum" else (gram_parts(s)["S"], fresh(s.inp.lam))
-    s.witness(spectrum_witness(S, "S"))
+    _S_witness(s)
     v = is_snns(S, lam)
     ok = True
     if v and lam:
@@ -306,15 +324,15 @@ def _is_def(s: Subject) -> DeclResult:
 
 @declaration_check("GramForm.exists_isSortedNormalizedNonzeroSpectrum", HEAD)
 def _exists(s: Subject) -> DeclResult:
-    """∃ lam : Fin (2n) → ℝ, IsSortedNormalizedNonzeroSpectrum S lam.  Holds with the witness lam =
-    (roots of det(tI − ½JG), ascending)/‖S‖ when it is one; fails when det(tI − S) does not have 2n
-    nonzero real roots with multiplicity (a lam of length 2n has 2n entries: no lam exists)."""
+    """∃ lam : Fin (2n) → ℝ, IsSortedNormalizedNonzeroSpectrum S lam, decided exactly: when det(tI − S)
+    has 2n nonzero real roots with multiplicity, lam = (those roots, ascending)/‖S‖ is one (sorted, and
+    its multiset is the definition's by construction); otherwise the two multisets have different
+    sizes and no lam of length 2n exists."""
     _witness_spectra(s)
     count = len(nonzero_real_roots(gram_parts(s)["S"]))
     if count != 2 * s.inp.n:
         return DeclResult(False, reason=f"S has {count} nonzero eigenvalues, not 2n = {2 * s.inp.n}")
-    lam = _computed_lam(s)
-    return DeclResult(len(lam) == 2 * s.inp.n and is_snns(gram_parts(s)["S"], lam))
+    return DeclResult(True)
 
 
 @declaration_check("GramForm.isSortedNormalizedNonzeroSpectrum_unique", ("matrix_spectrum",))
@@ -322,7 +340,6 @@ def _unique(s: Subject) -> DeclResult:
     """lam = lam' (the input's lam and lam2), entry by entry, exactly."""
     if s.inp.lam2 is None:
         raise NotApplicable("no lam2 is given (the lam' of the uniqueness)")
-    s.witness(spectrum_witness(s.inp.S, "S"))
     return DeclResult(all(x.cmp(y) == 0 for x, y in zip(fresh(s.inp.lam), fresh(s.inp.lam2))))
 
 
@@ -342,20 +359,22 @@ def _sum_sq(lam):
 @declaration_check("GramForm.memLambdaSet_of_isSortedNormalizedNonzeroSpectrum", HEAD)
 def _mem(s: Subject) -> DeclResult:
     """lam ∈ Λ_n: nondecreasing, lam_{n−1} < 0 < lam_n (exact signs), Σ lam_i² = 1 (exact when the
-    squares are rational; for the sorted spectrum Σλ² = Σν²/‖S‖² = tr K²/frobSq S)."""
+    squares are rational; for the sorted spectrum Σλ² = Σr²/‖S‖² = tr S²/frobSq S)."""
     _witness_spectra(s)
     lam, n = _lam(s), s.inp.n
     if len(lam) != 2 * n:
         return DeclResult(False)
     mono = all(lam[i].cmp(lam[i + 1]) <= 0 for i in range(2 * n - 1))
     middle = n >= 1 and lam[n - 1].sign() < 0 < lam[n].sign()
+    if not (mono and middle):
+        return DeclResult(False)
     ss = _sum_sq(lam)
     if ss is None:
         g = gram_parts(s)
         if not is_snns(g["S"], lam):
             return DeclResult(None, reason="Σ lam_i² is not rational and lam is not the sorted spectrum")
-        ss = trace(g["K"] * g["K"]) / frob_sq(g["S"]) if frob_sq(g["S"]) else fmpq(0)
-    return DeclResult(mono and middle and ss == 1)
+        ss = trace(g["S"] * g["S"]) / frob_sq(g["S"]) if frob_sq(g["S"]) else fmpq(0)   # Σ r²/‖S‖², S symmetric
+    return DeclResult(ss == 1)
 
 
 def _stat_of(lam, i: int):
@@ -384,8 +403,9 @@ def _stat_of(lam, i: int):
 def _stats(s: Subject, i: int) -> DeclResult:
     """statO/E/R lam against tr(H(1 − H²)⁻¹), tr(H²(1 − H²)⁻¹), tr((1 − H)⁻¹) with H = K/‖S‖
     (K = ½JG; 1/0 = 0, so H = 0 when S = 0) and Mathlib's inverse (0 for a singular matrix).  The
-    statistic of the sorted spectrum is the exact root sum over det(tI − K); of another lam, exact
-    when lam is rational, else an enclosure (a difference certified, an equality undecided)."""
+    statistic of the computed lam ν/‖S‖ is the exact root sum over det(tI − K), of the sorted
+    spectrum the root sum over the nonzero roots of det(tI − S); of another lam, exact when lam is
+    rational, else an enclosure (a difference certified, an equality undecided)."""
     from flint import arb
 
     from ..exact.quadratic import Quad
@@ -406,9 +426,14 @@ def _stats(s: Subject, i: int) -> DeclResult:
     rhs = tr[("O", "E", "R")[i]]
     lam = _lam(s)
     lhs = None
-    if is_snns(g["S"], lam) and f != 0:
+    P = None
+    if f != 0 and s.inp.lam is None:          # the computed lam = ν/‖S‖: sums over det(tI − ½JG)
+        P = g["K"].charpoly()
+    elif f != 0 and is_snns(g["S"], lam):     # the sorted spectrum: sums over the nonzero roots of S
+        P = _nonzero_part(g["S"].charpoly())
+    if P is not None:
         try:
-            lhs = Mo.stats_from_charpoly(_nonzero_part(g["S"].charpoly()), f)[i]
+            lhs = Mo.stats_from_charpoly(P, f)[i]
         except ValueError:
             lhs = None
     if lhs is None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from flint import arb, fmpq, fmpq_mat
 
 from ..exact.inertia import inertia_ldlt
+from ..exact.rational import fmpq_str
 from ..exact.matrix import (frob_sq, identity, is_antisymmetric, is_symmetric, rank, skew_part, sym_part,
                             to_str_rows, trace)
 from ..math.profile import Profile, compute_profile, spectral_data
@@ -388,26 +389,89 @@ def _no_decomposition(face: str) -> str:
                                    rel="α_j ≥ β_j" if face == "d" else "α_j ≤ β_j")
 
 
-def _face_witness(s: Subject, face: str) -> tuple[fmpq_mat, fmpq_mat] | None:
-    """The (H, P) the certificate carries for a face that is reached (memoised, one per face): Lean's
-    construction when the spectrum of S is rational (it also commutes and has ‖P‖² = c‖L‖²), else
-    the rational pair of :func:`qkverify.math.decomposition.decomposition`; None when none is found."""
+def _face_witness(s: Subject, face: str) -> dict | None:
+    """The decomposition the certificate carries for a face that is reached (memoised, one per face),
+    as {"H", "P"} (rational) or {"sqrt", "H", "P"} (pairs H₀ + H₁√s): Lean's construction when the
+    spectrum of S is rational (it also commutes and has ‖P‖² = c‖L‖²); when every eigenvalue lies in
+    one quadratic field, Lean's construction over ℚ(√s) (:func:`qkverify.math.decomposition.commuting_quadratic`);
+    else the rational pair of :func:`qkverify.math.decomposition.decomposition` (not commuting);
+    None when none is found."""
     def build():
         p = _prof(s)
         S = sym_part(s.inp.L)
         if p is None:
-            return fmpq_mat(s.inp.N, s.inp.N), fmpq_mat(s.inp.N, s.inp.N)
+            return {"H": fmpq_mat(s.inp.N, s.inp.N), "P": fmpq_mat(s.inp.N, s.inp.N)}
         if all(f.degree() == 1 for f in spectral_data(S).factors):
             _, w, _ = face_decomposition(s.inp.L, p, face)
-            return fmpq_mat(w["H"]), fmpq_mat(w["P"])
-        from ..math.decomposition import decomposition
+            return {"H": fmpq_mat(w["H"]), "P": fmpq_mat(w["P"])}
+        from ..math.decomposition import commuting_quadratic, decomposition
 
-        return decomposition(S, face)
+        q2 = commuting_quadratic(S, face)
+        if q2 is not None:
+            return {"sqrt": q2[0], "H": q2[1], "P": q2[2]}
+        out = decomposition(S, face)
+        return None if out is None else {"H": out[0], "P": out[1]}
 
     out = s.memo(("face_witness", face), build)
     if out is not None:
-        s.witness({"kind": "fiber", "of": face, "H": to_str_rows(out[0]), "P": to_str_rows(out[1])})
+        if "sqrt" in out:
+            s.witness({"kind": "fiber", "of": face, "sqrt": fmpq_str(out["sqrt"]), "H": to_str_rows(out["H"][0]),
+                       "H_sqrt": to_str_rows(out["H"][1]), "P": to_str_rows(out["P"][0]),
+                       "P_sqrt": to_str_rows(out["P"][1])})
+        else:
+            s.witness({"kind": "fiber", "of": face, "H": to_str_rows(out["H"]), "P": to_str_rows(out["P"])})
     return out
+
+
+def _cand_props(S: fmpq_mat, cand: dict, face: str) -> tuple[bool, bool, object]:
+    """(the properties of profileD_eq_zero_iff_decomp hold, H and P commute with S and each other,
+    ‖P‖²) for a candidate of :func:`_face_witness`."""
+    from ..math.decomposition import commutes, quadratic_props
+
+    if "sqrt" not in cand:
+        H, P = cand["H"], cand["P"]
+        return _props(S, H, P, face), commutes(S, H, P), frob_sq(P)
+    r = quadratic_props(S, face, cand["sqrt"], cand["H"], cand["P"])
+    ok = r["decomposes"] and r["symmetric"] and r["H_spectrum_symmetric"] and r["P_psd"]
+    return ok, r["commute"], r["normP"]
+
+
+def _target(p: Profile | None, face: str, s_: fmpq):
+    """c‖L‖² (face d) or d‖L‖² (face c) exactly, as Σ_j (α_j − β_j)₊² in ℚ(√s) (None when an
+    eigenvalue is not in that field)."""
+    from ..exact.quadratic import Quad
+
+    if p is None:
+        return Quad(0)
+    out = Quad(0)
+    for a, b in zip(p.alpha, p.beta):
+        qa, qb = _in_field(a, s_), _in_field(b, s_)
+        if qa is None or qb is None:
+            return None
+        t = qa - qb if face == "d" else qb - qa
+        if t > 0:
+            out = out + t * t
+    return out
+
+
+def _in_field(x, s_: fmpq):
+    """A real algebraic number as an element of ℚ(√s) (None when it is not one)."""
+    from ..exact.quadratic import Quad, rational_sqrt
+
+    if x.is_rational:
+        return Quad(x.rational)
+    cs = [fmpq(int(c)) for c in x.poly.coeffs()]
+    if len(cs) != 3 or s_ == 1:
+        return None
+    c, b, a = cs
+    k = rational_sqrt((b * b - 4 * a * c) / s_)
+    if k is None:
+        return None
+    for sg in (1, -1):   # the root of the irreducible quadratic in x's isolating interval
+        v = Quad(-b / (2 * a), sg * k / (2 * a), s_)
+        if x.lo <= v <= x.hi:
+            return v
+    return None
 
 
 def _fiber(s: Subject, face: str, commute: bool) -> DeclResult:
@@ -416,38 +480,39 @@ def _fiber(s: Subject, face: str, commute: bool) -> DeclResult:
     ``…_iff_decomp``: (face coordinate = 0) ⇔ ∃ H, P with S = H ± P, H symmetric with a spectrum
     symmetric about 0, P ⪰ 0 (no commutation).  The ∃ side holds with a checked witness: the
     input's H, P (``matrix_fiber``) when they qualify, else the pair of :func:`_face_witness`
-    (rational for any S on the face, irrational spectra included, carried as the ``fiber``
-    witness); it fails, off the face, by the counting argument of :data:`NO_DECOMPOSITION` (β_j > α_j
-    for some j, read off the spectrum of S).
+    (carried as the ``fiber`` witness, rational or over ℚ(√s)); it fails, off the face, by the
+    counting argument of :data:`NO_DECOMPOSITION` (β_j > α_j for some j, read off the spectrum of S).
 
     ``…_decomp_commute``: the same ∃ with H, P commuting with S and each other and ‖P‖² = c‖L‖²
     (d‖L‖² on face c).  On the face: the pair of :func:`_face_witness` when it commutes and has the
-    norm (always for a rational spectrum: Lean's construction), else undecided (the commuting H, P
-    have the irrational eigenvectors of S in their entries).  Off the face (``h`` dropped): fails,
-    as no decomposition at all exists."""
-    from ..math.decomposition import commutes
-
+    norm (Lean's construction: rational spectra, or every eigenvalue in one quadratic field), else
+    undecided (the commuting H, P have entries in a larger number field).  Off the face (``h``
+    dropped): fails, as no decomposition at all exists."""
     p = _prof(s)
-    L, S = s.inp.L, sym_part(s.inp.L)
+    S = sym_part(s.inp.L)
     on_face = _is(p, face, False)
     if commute:
         if not on_face:
             return DeclResult(False, reason=_no_decomposition(face))
         other = "c" if face == "d" else "d"
-        target = fmpq(0) if p is None else getattr(p, other).exact
         cand = _face_witness(s, face)
-        if cand is None or not commutes(S, *cand) or target is None or frob_sq(cand[1]) != target * frob_sq(L):
-            return DeclResult(None, reason="S has irrational eigenvalues: the commuting H, P with ‖P‖² = "
-                                           f"{other}‖L‖² have irrational entries; no exact witness")
-        return DeclResult(_props(S, *cand, face))
+        if cand is None:
+            return DeclResult(None, reason=f"{face} = 0 but no decomposition was found")
+        ok, comm, normP = _cand_props(S, cand, face)
+        target = _target(p, face, cand.get("sqrt", fmpq(1)))
+        if not comm or target is None or normP != target:
+            return DeclResult(None, reason="the eigenvalues of S are not all in one quadratic field: the commuting "
+                                           f"H, P with ‖P‖² = {other}‖L‖² have entries in a larger number field; "
+                                           "no exact witness")
+        return DeclResult(ok)
     cand = None
     if s.kind == "matrix_fiber" and s.inp.face == face and _props(S, s.inp.H, s.inp.P, face):
-        cand = (s.inp.H, s.inp.P)
-    if cand is None and on_face:
+        return DeclResult(on_face)
+    if on_face:
         cand = _face_witness(s, face)
         if cand is None:
             return DeclResult(None, reason=f"{face} = 0 but no rational decomposition was found")
-    rhs = cand is not None and _props(S, *cand, face)
+    rhs = cand is not None and _cand_props(S, cand, face)[0]
     return DeclResult(on_face == rhs, reason="" if rhs else f"{face} ≠ 0 and no decomposition exists (the counting "
                                                              "argument, TRUST.md)")
 

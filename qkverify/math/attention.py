@@ -146,25 +146,36 @@ def attention_fields(doc: dict) -> tuple[dict, dict]:
         w = [sp.exp(r / t2) / sum(sp.exp(x / t2) for x in rho) for r in rho]
         f["mem_stdSimplex"] = sp.simplify(sum(w)) == 1 and all(x.is_positive for x in w)
         f["contDiff_w"] = f["contDiff_a"] = True if _all(ok for ok, _ in lean_rho) else None
-        if "log_sum_exp" in pot:
+        if "log_sum_exp" in pot and f["poly_σ"] and _all(ok for ok, _ in lean_rho):
             composed = [g.subs(dict(zip(s, sig)), simultaneous=True) for g in grad_phi]
             direct = all(sp.simplify(a - b) == 0 for a, b in zip(composed, w))
-            # softmax(a) = softmax(b) iff a − b is the same in every coordinate
+            # softmax(a) = softmax(b) iff a − b is the same in every coordinate (σ, ρ polynomials)
             tau = sp.Rational(pot["log_sum_exp"])
-            d = [sp.cancel(a / tau - b / t2) for a, b in zip(sig, rho)]
-            shift = all(sp.cancel(x - d[0]) == 0 for x in d)
+            d = [sp.expand(a / tau - b / t2) for a, b in zip(sig, rho)]
+            shift = all(sp.expand(x - d[0]) == 0 for x in d)
             notes["grad"] = {"sympy_simplify_zero": bool(direct), "shift_invariant": bool(shift)}
             f["grad"] = bool(shift)
     else:
         lean_w = [lean_polynomial(t, names) for t in wts["polynomial"]]
         w = [e for _, e in lean_w]
-        f["contDiff_w"] = f["contDiff_a"] = True if _all(ok for ok, _ in lean_w) else None
-        const = [sp.cancel(x) for x in w]
-        f["mem_stdSimplex"] = (all(not x.free_symbols for x in const) and all(x >= 0 for x in const)
-                               and sum(const) == 1)
+        w_poly = _all(ok for ok, _ in lean_w)
+        f["contDiff_w"] = f["contDiff_a"] = True if w_poly else None
+        # ω(x) ∈ Δ for every x: polynomial weights must be constants (a nonconstant polynomial on ℝⁿ is
+        # unbounded); weights that are not polynomials (Lean's x/0 = 0) are not decided here
+        if w_poly:
+            const = [sp.expand(x) for x in w]
+            f["mem_stdSimplex"] = (all(not x.free_symbols for x in const) and all(x >= 0 for x in const)
+                                   and sum(const) == 1)
+        else:
+            f["mem_stdSimplex"] = None
         if "quadratic" in pot:
+            # ω = ∇φ∘σ = ½(Q + Qᵀ)σ + b, a polynomial when σ is: decided when σ and ω are read as
+            # polynomials; ω not a polynomial (Lean's reading) while σ is: false
             composed = [g.subs(dict(zip(s, sig)), simultaneous=True) for g in grad_phi]
-            f["grad"] = all(sp.cancel(a - b) == 0 for a, b in zip(composed, w))
+            if w_poly and f["poly_σ"]:
+                f["grad"] = all(sp.expand(a - b) == 0 for a, b in zip(composed, w))
+            elif w_poly is False and f["poly_σ"]:
+                f["grad"] = False
     if "expression" in pot:  # what sympy shows about ω = ∇φ∘σ, for the reader only
         composed = [g.subs(dict(zip(s, sig)), simultaneous=True) for g in grad_phi]
         notes["sympy_grad_equal"] = all(sp.simplify(a - b) == 0 for a, b in zip(composed, w))

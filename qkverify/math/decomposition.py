@@ -238,3 +238,122 @@ def decomposition(S: fmpq_mat, face: str) -> tuple[fmpq_mat, fmpq_mat] | None:
 def commutes(S: fmpq_mat, H: fmpq_mat, P: fmpq_mat) -> bool:
     """H and P commute with S and with each other (exact)."""
     return S * H == H * S and S * P == P * S and H * P == P * H
+
+
+def _squarefree(q: fmpq) -> tuple[fmpq, fmpq]:
+    """(s, k) with q = k²·s, s a squarefree integer (q > 0 rational)."""
+    from flint import fmpz
+
+    n = int(q.p) * int(q.q)          # q = n/q.q², so √q = √n/q.q
+    s, k = 1, 1
+    for p, e in fmpz(n).factor():
+        p = int(p)
+        s *= p ** (e % 2)
+        k *= p ** (e // 2)
+    return fmpq(s), fmpq(k, int(q.q))
+
+
+def commuting_quadratic(S: fmpq_mat, face: str):
+    """Lean's commuting decomposition of a face (the proof's construction) when every eigenvalue of
+    the symmetric S lies in one quadratic field ℚ(√s): P = g(S), g the interpolation polynomial (over
+    ℚ(√s)) with g(α_j) = α_j − β_j on the positive eigenvalues (face d; g = 0 elsewhere) or
+    g(−β_j) = β_j − α_j on the negative ones (face c), H = S ∓ P.  Then H, P commute with S and with
+    each other, spec P = {g(λ)} ≥ 0, spec H = {β_j, −β_j, 0} (face d) is symmetric about 0 and
+    ‖P‖² = Σ (α_j − β_j)² = c‖L‖².  Returns (s, (H₀, H₁), (P₀, P₁)) with H = H₀ + H₁√s, or None
+    when some eigenvalue has degree > 2, two fields differ, S is off the face, the spectrum is
+    rational (the rational construction applies), or a repeated eigenvalue would need two values
+    of g (P is then not a polynomial in S).
+
+    >>> s, H, P = commuting_quadratic(fmpq_mat([[1, 1], [1, 0]]), "d")   # eigenvalues (1 ± √5)/2
+    >>> s, P[0] == fmpq_mat([[1, 0], [0, 1]]) / 2, P[1] == fmpq_mat([[1, 2], [2, -1]]) / 10   # P = (S − λ₋)/√5
+    (5, True, True)
+    """
+    from ..exact.quadratic import Quad
+
+    N = S.nrows()
+    eig: list = []   # (value, multiplicity)
+    s0 = None
+    for f, m in S.charpoly().factor()[1]:
+        cs = [fmpq(c) for c in f.coeffs()]
+        if len(cs) == 2:
+            eig.append((Quad(-cs[0] / cs[1]), m))
+            continue
+        if len(cs) != 3:
+            return None
+        c, b, a = cs
+        s, k = _squarefree(b * b - 4 * a * c)
+        if s0 is not None and s != s0:
+            return None
+        s0 = s
+        for sg in (1, -1):
+            eig.append((Quad(-b / (2 * a), sg * k / (2 * a), s), m))
+    if s0 is None:
+        return None
+    pos = sorted([v for v, m in eig if v > 0 for _ in range(m)], reverse=True)
+    neg = sorted([-v for v, m in eig if v < 0 for _ in range(m)], reverse=True)
+    al, be = pos + [Quad(0)] * (N - len(pos)), neg + [Quad(0)] * (N - len(neg))
+    sign = 1 if face == "d" else -1
+    if any((a - b) * sign < 0 for a, b in zip(al, be)):
+        return None
+    g: dict = {}
+    for j, (a, b) in enumerate(zip(al, be)):
+        key, val = (a, a - b) if face == "d" else (-b, b - a)
+        if (face == "d" and a == 0) or (face == "c" and b == 0):
+            continue
+        old = next((v for k2, v in g.items() if k2 == key), None)
+        if old is not None and old != val:
+            return None
+        g = {k2: v for k2, v in g.items() if k2 != key}
+        g[key] = val
+    values = [(v, next((w for k2, w in g.items() if k2 == v), Quad(0))) for v, _ in eig]
+    # Lagrange over the distinct eigenvalues: g(t) = Σ_i y_i Π_{k≠i} (t − μ_k)/(μ_i − μ_k), coefficients in ℚ(√s)
+    coeffs = [Quad(0)] * len(values)
+    for i, (mu, y) in enumerate(values):
+        basis, den = [Quad(1)], Quad(1)
+        for k2, (nu, _) in enumerate(values):
+            if k2 != i:
+                basis = [(basis[t - 1] if t else Quad(0)) - (basis[t] * nu if t < len(basis) else Quad(0))
+                         for t in range(len(basis) + 1)]
+                den = den * (mu - nu)
+        for t, c in enumerate(basis):
+            coeffs[t] = coeffs[t] + c * y / den
+    A, B, Sk = fmpq_mat(N, N), fmpq_mat(N, N), identity(N)
+    for c in coeffs:
+        A, B, Sk = A + Sk * c.a, B + Sk * c.b, Sk * S
+    H0, H1 = (S - A, -B) if face == "d" else (S + A, B)
+    return s0, (H0, H1), (A, B)
+
+
+def quadratic_props(S: fmpq_mat, face: str, s: fmpq, H: tuple, P: tuple) -> dict:
+    """The properties of S = H ± P over ℚ(√s) (H = H₀ + H₁√s, P = P₀ + P₁√s), decided exactly with
+    :class:`~qkverify.exact.quadratic.Quad`: the decomposition, symmetry, the spectrum of H
+    symmetric about 0 (odd power sums tr H^k = 0, k ≤ N), P ⪰ 0 (the elementary symmetric functions
+    of its eigenvalues ≥ 0, from its power sums), commutation, and ‖P‖² = tr P²."""
+    from ..exact.quadratic import Quad
+
+    N = S.nrows()
+    sg = 1 if face == "d" else -1
+    mul = lambda X, Y: (X[0] * Y[0] + X[1] * Y[1] * s, X[0] * Y[1] + X[1] * Y[0])  # noqa: E731
+    tr = lambda X: Quad(sum((X[0][i, i] for i in range(N)), fmpq(0)), sum((X[1][i, i] for i in range(N)), fmpq(0)), s)  # noqa: E731
+
+    def psums(X):
+        out, Y = [], X
+        for _ in range(N):
+            out.append(tr(Y))
+            Y = mul(Y, X)
+        return out
+
+    pH, pP = psums(H), psums(P)
+    e = [Quad(1)]
+    for k in range(1, N + 1):
+        acc = Quad(0)
+        for i in range(1, k + 1):
+            acc = acc + (e[k - i] * pP[i - 1] if i % 2 else -(e[k - i] * pP[i - 1]))
+        e.append(acc / k)
+    Z = (S, fmpq_mat(N, N))
+    return {"decomposes": H[0] + P[0] * sg == S and H[1] + P[1] * sg == fmpq_mat(N, N),
+            "symmetric": all(X.transpose() == X for X in H + P),
+            "H_spectrum_symmetric": all(pH[k] == 0 for k in range(0, N, 2)),
+            "P_psd": all(x >= 0 for x in e),
+            "commute": all(mul(X, Y) == mul(Y, X) for X, Y in ((H, Z), (P, Z), (H, P))),
+            "normP": tr(mul(P, P))}

@@ -454,7 +454,8 @@ def matrix_spectrum_input(draw, max_dim: int, family: str | None = None):
 @st.composite
 def forms_input(draw, max_dim: int, family: str | None = None):
     """``forms``: B_0, …, B_{k−1} on ℚ^n (n ≤ 2, k ≤ 3): RoPE-like families (G_d = G_0·S^d), arbitrary
-    ones, and a singular B_0 a third of the time; sometimes a candidate S."""
+    ones, and a singular B_0 a third of the time; sometimes a candidate S, sometimes an explicit k ≤
+    the number of forms given (k = 1 with B_1 known, k = 0)."""
     from ..io.attention_inputs import make_input
     from ..exact.matrix import to_str_rows
 
@@ -474,6 +475,8 @@ def forms_input(draw, max_dim: int, family: str | None = None):
     doc = {"kind": "forms", "B": [to_str_rows(G) for G in Gs]}
     if draw(st.booleans()):
         doc["S"] = to_str_rows(S)
+    if draw(st.booleans()):  # Lean's k is separate from the family: fewer than given (B_1 known at k = 1), or 0
+        doc["k"] = draw(st.integers(0, len(Gs)))
     try:
         return make_input(doc, "forms", {})
     except QKInputError:
