@@ -154,12 +154,44 @@ def _no_real_zero(d: fmpq_mpoly) -> bool:
     return changes(at_minus) - changes(lead) == 0
 
 
-def polynomial_everywhere(text: str, names: list[str]) -> tuple[bool | None, fmpq_mpoly | None]:
-    """(whether the Lean function of ``text`` is a polynomial on ℝⁿ, that polynomial): (True, p),
-    (False, None), or (None, p) undecided (see the module docstring)."""
+def subst(t: Node, values: dict) -> Node:
+    """t with the variables named in ``values`` replaced by those nodes."""
+    if t.op == "var" and t.value in values:
+        return values[t.value]
+    if not t.args:
+        return t
+    return Node(t.op, tuple(subst(a, values) for a in t.args), t.value)
+
+
+def lean_eval(t: Node, point: dict) -> fmpq:
+    """The value of t at a rational point (name → fmpq) with Lean's x/0 = 0 and 0⁻¹ = 0."""
+    if t.op == "num":
+        return fmpq(t.value)
+    if t.op == "var":
+        return fmpq(point[t.value])
+    v = [lean_eval(a, point) for a in t.args]
+    if t.op == "neg":
+        return -v[0]
+    if t.op in ("add", "sub", "mul"):
+        return v[0] + v[1] if t.op == "add" else v[0] - v[1] if t.op == "sub" else v[0] * v[1]
+    if t.op == "pow":
+        if t.value >= 0:
+            return v[0] ** t.value
+        b = v[0] ** (-t.value)
+        return fmpq(0) if b == 0 else 1 / b
+    return fmpq(0) if v[1] == 0 else v[0] / v[1]
+
+
+def _tree(text, names: list[str]) -> Node:
+    return text if isinstance(text, Node) else to_tree(text, names)
+
+
+def polynomial_everywhere(text, names: list[str]) -> tuple[bool | None, fmpq_mpoly | None]:
+    """(whether the Lean function of ``text`` (an expression or a :class:`Node`) is a polynomial on
+    ℝⁿ, that polynomial): (True, p), (False, None), or (None, p) undecided (the module docstring)."""
     ctx = fmpq_mpoly_ctx.get(tuple(names), "lex")
     ev = _Ev(ctx, names)
-    tree = to_tree(text, names)
+    tree = _tree(text, names)
     num, den = ev.value(tree, frozenset(), {})
     if not den.is_constant():
         return False, None
@@ -168,11 +200,12 @@ def polynomial_everywhere(text: str, names: list[str]) -> tuple[bool | None, fmp
     return ok, (p if ok is not False else None)
 
 
-def equals_everywhere(text: str, names: list[str], target: fmpq_mpoly) -> bool | None:
-    """Whether the Lean function of ``text`` equals the polynomial ``target`` on all of ℝⁿ."""
+def equals_everywhere(text, names: list[str], target: fmpq_mpoly) -> bool | None:
+    """Whether the Lean function of ``text`` (an expression or a Node) equals the polynomial
+    ``target`` (in the context of ``names``) on all of ℝⁿ; None: undecided."""
     ctx = fmpq_mpoly_ctx.get(tuple(names), "lex")
     ev = _Ev(ctx, names)
-    return _agrees(ev, to_tree(text, names), frozenset(), {}, target, 0)
+    return _agrees(ev, _tree(text, names), frozenset(), {}, target, 0)
 
 
 def _compose(ev: _Ev, p: fmpq_mpoly, subs: dict) -> fmpq_mpoly:

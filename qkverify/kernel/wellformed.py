@@ -114,12 +114,58 @@ def _subspace(i: dict) -> Args:
 
 @kind("head")
 def _head(i: dict) -> Args:
-    """Q, K : C → H with C = ℝ^N, H = ℝ^n: W_Q, W_K are n × N; b a basis of C indexed by Fin N."""
-    WQ = matrix(i["W_Q"], "W_Q")
+    """Q, K : C → H with C = ℝ^N, H = ℝ^n: W_Q, W_K are n × N (n = 0 allowed: W_Q = W_K = [] with N
+    given); b a basis of C indexed by Fin N; k : ℕ (GramForm.trace_pow_symPart); lam : Fin (2n) → ℝ."""
+    if i["W_Q"] == [] or i["W_K"] == []:
+        require(i["W_Q"] == [] and i["W_K"] == [] and "N" in i, "input",
+                "a head with n = 0 has W_Q = W_K = [] and gives N")
+        N = i["N"]
+        WQ = WK = fmpq_mat(0, N)
+    else:
+        require("N" not in i, "input", "N is given only for a head with n = 0")
+        WQ = matrix(i["W_Q"], "W_Q")
+        WK = matrix(i["W_K"], "W_K", WQ.nrows(), WQ.ncols())
     n, N = WQ.nrows(), WQ.ncols()
-    a = Args(W_Q=WQ, W_K=matrix(i["W_K"], "W_K", n, N), n=n, N=N)
+    a = Args(W_Q=WQ, W_K=WK, n=n, N=N)
     if "B" in i:
         a["B"] = invertible(square(i["B"], "B", N), "B")
+    if "k" in i:
+        a["k"] = i["k"]
+    if "lam" in i:
+        require(len(i["lam"]) == 2 * n, "input", f"lam has {len(i['lam'])} entries, its type Fin (2n) → ℝ needs {2 * n}")
+        a["lam"] = [exact_real(x, f"lam[{j}]") for j, x in enumerate(i["lam"])]
+    return a
+
+
+def exact_real(x: Any, what: str):
+    """An exact real of an input: a rational, or {poly, interval} with exactly one distinct root of
+    poly in the closed interval (Sturm count), read as that root (a rational or a Root)."""
+    from flint import fmpz_poly
+
+    from .algebra import Root, sign_at, sturm_count
+
+    if isinstance(x, str):
+        return rat(x)
+    f = fmpz_poly([int(c) for c in x["poly"]])
+    lo, hi = rat(x["interval"][0]), rat(x["interval"][1])
+    require(not f.is_zero() and f.degree() >= 1 and lo <= hi, "input", f"{what}: a polynomial of degree ≥ 1 and lo ≤ hi")
+    g = f // f.gcd(f.derivative())  # the square-free part: same distinct roots
+    count = sturm_count(g, lo, hi) + (sign_at(g, lo) == 0)
+    require(count == 1, "input", f"{what}: {count} distinct roots of the polynomial lie in [{lo}, {hi}], not one")
+    if sign_at(g, lo) == 0:
+        return lo
+    if sign_at(g, hi) == 0:
+        return hi
+    return Root(g, lo, hi)
+
+
+@kind("matrix_spectrum")
+def _matrix_spectrum(i: dict) -> Args:
+    """S : Matrix (Fin k) (Fin k) ℝ (any), lam, lam' : Fin m → ℝ (one m)."""
+    a = Args(S=square(i["S"], "S"), lam=[exact_real(x, f"lam[{j}]") for j, x in enumerate(i["lam"])])
+    if "lam2" in i:
+        require(len(i["lam2"]) == len(i["lam"]), "input", "lam and lam2 must have one length m")
+        a["lam2"] = [exact_real(x, f"lam2[{j}]") for j, x in enumerate(i["lam2"])]
     return a
 
 
@@ -282,7 +328,9 @@ def _forms(i: dict) -> Args:
     Gs = [square(B, f"B[{d}]") for d, B in enumerate(i["B"])]
     n = Gs[0].nrows()
     require(all(G.nrows() == n for G in Gs), "input", "the forms must be n × n of one n (one space H)")
-    a = Args(G=Gs, n=n, k=len(Gs))
+    k = i.get("k", len(Gs))
+    require(k <= len(Gs), "input", f"k = {k} but only B_0 … B_{len(Gs) - 1} are given")
+    a = Args(G=Gs, n=n, k=k)
     if "S" in i:
         a["S"] = square(i["S"], "S", n)
     return a

@@ -31,7 +31,7 @@ only combines facts, and should read like its Lean statement.
 
 * **Read facts**: ``q.fact(kind, of)`` returns the typed fact of the certificate's witness
   (:mod:`..witnesses`: ``Spectrum.values``/``power_sum_2``, ``Rank.rank``/``kernel``,
-  ``Fiber.normP``, ``Factor.x``/``y``, ``Inverse.Y``, ``Series.ball``, ``CRoots.dominant``,
+  ``Fiber.normP``/``commute``, ``Factor.x``/``y``, ``Inverse.Y`` (0 when singular), ``KernelBasis.dim``, ``CRoots.dominant``,
   …); a missing witness is Invalid.  ``q.has(kind, of)`` for an optional witness.
   Shorthands: ``q.spectrum(of)``, ``q.rank(of)``, ``q.profile()``, ``q.alpha_beta()``.
   Every witness must be read by some declaration (else the certificate is invalid), except
