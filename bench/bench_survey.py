@@ -1,23 +1,38 @@
-"""Benchmark at the survey's shapes: the authors' float64 pipeline against
-qkverify's certified route, in the same run, on synthetic float32 heads with
-the shapes of the paper's 14 models (bench/survey_heads.py: i.i.d., low
-effective rank, outlier dimensions, clustered spectra with near ties).
+"""`qkverify heads` against the authors' float64 pipeline at the survey's shapes:
+CPU time per head with the certificates written, memory per head, and the
+whole-survey estimate -- both measured in the same run, on the same heads.
 
-Certified route = what a head's certificate needs: exact Gram data and a,
-the rank witness, the deterministic cells of the spectrum (signature, exact
-faces, α_j vs β_j), b, c, d to 9 digits, the witnesses -- without the
-optional exact cross-checks (charpoly on the first head, direct route), which
-the table lists separately per model.
+Heads: synthetic float32 heads with the shapes of the paper's 14 survey
+models plus 2048x128 (bench/survey_heads.py; the kinds cycle: i.i.d.
+Gaussian, low effective rank, outlier dimensions, clustered spectra with
+near ties), written as a BERT-layout safetensors checkpoint per shape.
 
-BLAS runs single-threaded for both (set before numpy loads); each head is
-timed as the best of --reps runs of each method, interleaved.  Reported per
-shape: ms per head of each, the ratio, the share of heads whose cells needed
-more than the default route (digit-sliced enclosures), and per resolution
-path how many cell/side decisions it took.  The whole-survey estimate is
-Σ over the 14 models of heads × certified ms per head of their shape, on one
-core and on all the cores of this machine.
+qkverify: the command a user runs, ``qkverify heads MODEL --jobs 1`` with
+its defaults (tables and both certificates of every head written, the plot
+skipped), in this process.  Its *marginal* CPU per head is
 
-Usage: python bench/bench_survey.py [--per-shape 8] [--reps 3] [--json]
+    (CPU(all H heads) − CPU(head 0 alone)) / (H − 1)
+
+where "head 0 alone" is a checkpoint holding the same first head: the fixed
+costs (imports, reading the checkpoint, the exact cross-checks of the first
+head, tables) cancel.  The authors: ``authors_pipeline`` (the float64
+pipeline of their scripts) on the same H heads.  Each is measured --reps
+times, interleaved, and the smallest is kept.  CPU = process time
+(``time.process_time``: user + system of this process), so the other load
+on a shared machine distorts it less than wall time; BLAS runs on one thread
+(OPENBLAS_NUM_THREADS=1, set before numpy loads).
+
+Memory per head: the peak of Python + numpy allocations (``tracemalloc``)
+while one head of the shape is certified and its certificates built, against
+the authors' pipeline on the same head (a separate, untimed pass).
+
+Whole survey: Σ over the 14 models of heads × marginal CPU per head at their
+shape, for qkverify and the authors, on one core.
+
+Nothing is asserted about time (a benchmark, not a test); the script checks
+that every head was certified (exit 1 otherwise).
+
+Usage: python bench/bench_survey.py [--heads 8] [--reps 2] [--shapes 768x64,2048x128,5120x128] [--json]
 """
 
 from __future__ import annotations
@@ -28,113 +43,150 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import argparse  # noqa: E402
-import collections  # noqa: E402
+import contextlib  # noqa: E402
+import io  # noqa: E402
 import json  # noqa: E402
+import shutil  # noqa: E402
 import sys  # noqa: E402
+import tempfile  # noqa: E402
 import time  # noqa: E402
+import tracemalloc  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
 
-from survey_heads import KINDS, SURVEY, shapes, survey_heads_total, synthetic_head  # noqa: E402
+from survey_heads import KINDS, SURVEY, shapes, survey_heads_total, synthetic_head, write_model  # noqa: E402
 
-from qkverify.heads.certify import HeadOptions, certify_head  # noqa: E402
+from qkverify.cli import main as qk_main  # noqa: E402
 from qkverify.heads.float_pipeline import authors_pipeline  # noqa: E402
-from qkverify.models.base import HeadRecord  # noqa: E402
 
-OPT = HeadOptions(charpoly=False, direct=False, compare_float=False, witnesses=True)
+#: the shapes of issue 20's targets
+TARGETS = ((768, 64), (2048, 128), (5120, 128))
 
 
-def bench_shape(N: int, n: int, per: int, reps: int) -> dict:
-    heads = [synthetic_head(N, n, KINDS[i % len(KINDS)], i // len(KINDS)) for i in range(per)]
-    recs = [HeadRecord("bench", 0, i, i, q, k, {}) for i, (q, k) in enumerate(heads)]
-    certify_head(recs[0], OPT)                       # warm-up (imports, caches)
-    authors_pipeline(recs[0].W_Q, recs[0].W_K)
-    ta, tc = [], []
-    paths: collections.Counter = collections.Counter()
-    off = 0
-    kinds_off = collections.Counter()
-    undecided = 0
-    for i, r in enumerate(recs):
-        best_a = best_c = float("inf")
-        res = None
-        for _ in range(reps):
-            t = time.perf_counter()
-            authors_pipeline(r.W_Q, r.W_K)
-            best_a = min(best_a, time.perf_counter() - t)
-            t = time.perf_counter()
-            res = certify_head(r, OPT)
-            best_c = min(best_c, time.perf_counter() - t)
-        ta.append(best_a)
-        tc.append(best_c)
-        st = res["stats"]
-        used = {k for k, v in st.items() if k not in ("levels", "path_final", "diagnostics", "sliced")
-                and isinstance(v, int) and v > 0}
-        for k, v in st.items():
-            if isinstance(v, int):
-                paths[k] += v
-        if used:
-            off += 1
-            kinds_off[KINDS[i % len(KINDS)]] += 1
-        if "?" in res["spectrum"].order:
-            undecided += 1
-    a, c = 1e3 * float(np.mean(ta)), 1e3 * float(np.mean(tc))
-    return {"N": N, "n": n, "heads": per, "authors_ms": a, "certified_ms": c, "ratio": c / a,
-            "off_default_route": off / per, "off_by_kind": dict(kinds_off), "paths": dict(paths),
-            "undecided_orders": undecided}
+def _heads_run(model: Path, out: Path) -> float:
+    """CPU seconds of ``qkverify heads MODEL --jobs 1`` (defaults, certificates written, no plot)."""
+    shutil.rmtree(out, ignore_errors=True)
+    sink = io.StringIO()
+    t = time.process_time()
+    with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+        code = qk_main(["heads", str(model), "--out", str(out), "--jobs", "1", "--quiet", "--no-plot"])
+    dt = time.process_time() - t
+    if code != 0:
+        raise SystemExit(f"qkverify heads {model} exited {code}:\n{sink.getvalue()[-2000:]}")
+    return dt
+
+
+def _authors(heads: list) -> float:
+    t = time.process_time()
+    for q, k in heads:
+        authors_pipeline(q, k)
+    return time.process_time() - t
+
+
+def _peak(fn) -> int:
+    tracemalloc.start()
+    try:
+        fn()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def _one_head_memory(q, k) -> tuple[int, int]:
+    """Peak traced bytes of qkverify (certify + both certificates) and of the authors' pipeline on one head."""
+    from qkverify.heads.certificate import certificates_for
+    from qkverify.heads.run import RunConfig, certificate_values
+    from qkverify.heads.certify import certify_head
+    from qkverify.models.base import HeadRecord
+
+    rec = HeadRecord("bench", 0, 1, 1, q, k, {"file": "model.safetensors", "sha256": "0" * 64, "tensors": []})
+    cfg = RunConfig()
+
+    def ours():
+        res = certify_head(rec, cfg.head_options(False))
+        res["row"]["_options"] = cfg.fingerprint(False)
+        res["values"] = certificate_values(res)
+        certificates_for(res, rec.source, res["values"])
+
+    ours()                                        # warm caches (schema, imports) outside the measurement
+    return _peak(ours), _peak(lambda: authors_pipeline(q, k))
+
+
+def bench_shape(N: int, n: int, H: int, reps: int, tmp: Path) -> dict:
+    heads = [synthetic_head(N, n, KINDS[i % len(KINDS)], i) for i in range(H)]
+    all_dir = write_model(tmp / f"m{N}x{n}", N, n, 1, H)
+    one_dir = write_model(tmp / f"m{N}x{n}-one", N, n, 1, 1)          # the same head 0
+    _heads_run(one_dir, tmp / "warm")                                   # imports, caches
+    best = {"all": np.inf, "one": np.inf, "authors": np.inf}
+    for _ in range(reps):
+        best["authors"] = min(best["authors"], _authors(heads))
+        best["one"] = min(best["one"], _heads_run(one_dir, tmp / "out-one"))
+        best["all"] = min(best["all"], _heads_run(all_dir, tmp / "out-all"))
+    ncert = len(list((tmp / "out-all").glob("L*H*.json")))
+    if ncert != 2 * H:
+        raise SystemExit(f"{N}x{n}: {ncert} certificates written, expected {2 * H}")
+    ours = (best["all"] - best["one"]) / (H - 1)
+    authors = best["authors"] / H
+    mem_ours, mem_auth = _one_head_memory(*heads[0])
+    return {"N": N, "n": n, "heads": H, "authors_ms": 1e3 * authors, "qkverify_ms": 1e3 * ours,
+            "ratio": ours / authors, "first_head_ms": 1e3 * best["one"], "mem_qkverify_mib": mem_ours / 2**20,
+            "mem_authors_mib": mem_auth / 2**20, "mem_ratio": mem_ours / max(mem_auth, 1)}
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--per-shape", type=int, default=8, help="synthetic heads per shape (kinds cycle)")
-    ap.add_argument("--reps", type=int, default=3)
-    ap.add_argument("--shapes", default=None, help="only these shapes, e.g. 768x64,5120x128")
+    ap.add_argument("--heads", type=int, default=8, help="synthetic heads per shape (the kinds cycle; at least 2)")
+    ap.add_argument("--reps", type=int, default=2, help="interleaved repetitions (the smallest CPU time is kept)")
+    ap.add_argument("--shapes", default=None,
+                    help="only these shapes, e.g. 768x64,2048x128,5120x128 (default: every survey shape and 2048x128)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
-    sel = sorted(shapes())
+    if args.heads < 2:
+        ap.error("--heads must be at least 2 (the marginal cost needs a head beside the first)")
+    sel = sorted(set(shapes()) | {(2048, 128)})
     if args.shapes:
-        want = {tuple(int(x) for x in s.split("x")) for s in args.shapes.split(",")}
-        sel = [s for s in sel if s in want]
+        sel = [tuple(int(x) for x in s.split("x")) for s in args.shapes.split(",")]
     out = []
-    for N, n in sel:
-        out.append(bench_shape(N, n, args.per_shape, args.reps))
-        if not args.json:
-            r = out[-1]
-            print(f"N={N:5d} n={n:3d}  authors {r['authors_ms']:8.1f} ms  certified {r['certified_ms']:8.1f} ms  "
-                  f"ratio {r['ratio']:5.2f}  off default route {100 * r['off_default_route']:.0f}%", flush=True)
-    by_shape = {(r["N"], r["n"]): r for r in out}
-    cores = len(os.sched_getaffinity(0))
-    tot_a = tot_c = 0.0
-    per_model = []
-    for name, N, n, L, H, _ in SURVEY:
-        r = by_shape.get((N, n))
+    with tempfile.TemporaryDirectory(prefix="qkbench-") as td:
+        for N, n in sel:
+            r = bench_shape(N, n, args.heads, args.reps, Path(td))
+            out.append(r)
+            if not args.json:
+                print(f"{N}x{n}: authors {r['authors_ms']:.1f} ms, qkverify {r['qkverify_ms']:.1f} ms "
+                      f"({r['ratio']:.2f}x), memory {r['mem_qkverify_mib']:.1f} / {r['mem_authors_mib']:.1f} MiB",
+                      file=sys.stderr, flush=True)
+    by = {(r["N"], r["n"]): r for r in out}
+    tot_a = tot_q = 0.0
+    covered = 0
+    for _, N, n, L, Hh, _ in SURVEY:
+        r = by.get((N, n))
         if r is None:
             continue
-        k = L * H
-        tot_a += k * r["authors_ms"] / 1e3
-        tot_c += k * r["certified_ms"] / 1e3
-        per_model.append((name, k, k * r["certified_ms"] / 1e3))
-    paths: collections.Counter = collections.Counter()
-    for r in out:
-        paths.update(r["paths"])
-    summary = {"survey_heads": survey_heads_total(), "cores": cores,
-               "survey_authors_s_one_core": tot_a, "survey_certified_s_one_core": tot_c,
-               "survey_certified_s_all_cores": tot_c / cores, "paths": dict(paths), "shapes": out}
+        covered += L * Hh
+        tot_a += L * Hh * r["authors_ms"] / 1e3
+        tot_q += L * Hh * r["qkverify_ms"] / 1e3
+    summary = {"shapes": out, "survey_heads": survey_heads_total(), "survey_heads_covered": covered,
+               "survey_authors_min": tot_a / 60, "survey_qkverify_min": tot_q / 60,
+               "survey_ratio": tot_q / tot_a if tot_a else None,
+               "blas_threads": os.environ.get("OPENBLAS_NUM_THREADS")}
     if args.json:
         print(json.dumps(summary, indent=1))
         return 0
-    print()
-    print("| N, n | authors' pipeline | certified | ratio | heads off the default route |")
+    print("| shape N x n | authors CPU / head | qkverify CPU / head | ratio | memory qkverify / authors |")
     print("|---|---|---|---|---|")
     for r in out:
-        print(f"| {r['N']}, {r['n']} | {r['authors_ms']:.1f} ms | {r['certified_ms']:.1f} ms | {r['ratio']:.2f}x "
-              f"| {100 * r['off_default_route']:.0f}% {r['off_by_kind'] or ''} |")
-    print()
-    print(f"whole survey ({survey_heads_total()} heads): authors {tot_a / 60:.1f} min, certified {tot_c / 60:.1f} min "
-          f"on one core, {tot_c / cores / 60:.1f} min on {cores} cores (--jobs {cores})")
-    print("cell / side decisions by path (all shapes): " + ", ".join(f"{k} {v}" for k, v in sorted(paths.items())))
+        mark = " *" if (r["N"], r["n"]) in TARGETS else ""
+        print(f"| {r['N']} x {r['n']}{mark} | {r['authors_ms']:.1f} ms | {r['qkverify_ms']:.1f} ms | "
+              f"{r['ratio']:.2f}x | {r['mem_qkverify_mib']:.1f} / {r['mem_authors_mib']:.1f} MiB "
+              f"({r['mem_ratio']:.2f}x) |")
+    print("(* issue 20's target shapes; qkverify = `qkverify heads MODEL --jobs 1`, defaults, certificates "
+          "written, marginal CPU per head; BLAS on one thread)")
+    if covered:
+        print(f"whole survey ({covered} of {survey_heads_total()} heads at the measured shapes, one core): "
+              f"authors {tot_a / 60:.1f} min, qkverify {tot_q / 60:.1f} min, ratio {tot_q / tot_a:.2f}x")
     return 0
 
 

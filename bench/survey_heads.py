@@ -98,3 +98,29 @@ def synthetic_head(N: int, n: int, kind: str, index: int = 0) -> tuple[np.ndarra
     else:
         raise ValueError(f"unknown kind {kind}")
     return np.ascontiguousarray(q, dtype=np.float32), np.ascontiguousarray(k, dtype=np.float32)
+
+
+def write_model(folder, N: int, n: int, layers: int, heads: int, kinds=KINDS) -> "Path":
+    """A BERT-layout safetensors checkpoint of synthetic heads (``config.json``
+    beside it) in ``folder``; head h of layer l is ``synthetic_head(N, n,
+    kinds[(l·heads + h) % len(kinds)], l·heads + h)``.  Returns the folder."""
+    import json
+    from pathlib import Path
+
+    from safetensors.numpy import save_file
+
+    d = Path(folder)
+    d.mkdir(parents=True, exist_ok=True)
+    t = {}
+    for l in range(layers):
+        qs, ks = [], []
+        for h in range(heads):
+            i = l * heads + h
+            q, k = synthetic_head(N, n, kinds[i % len(kinds)], i)
+            qs.append(q)
+            ks.append(k)
+        t[f"bert.encoder.layer.{l}.attention.self.query.weight"] = np.concatenate(qs)
+        t[f"bert.encoder.layer.{l}.attention.self.key.weight"] = np.concatenate(ks)
+    save_file(t, str(d / "model.safetensors"))
+    (d / "config.json").write_text(json.dumps({"num_attention_heads": heads, "model_type": "bert"}))
+    return d

@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 import pytest
-from flint import fmpq, fmpq_mat
+from flint import fmpq
 
 from qkverify.audit.suite import with_spectrum
 from qkverify.claims.evaluate import evaluate
@@ -114,25 +114,41 @@ def test_accumulation_estimates_needs_rho_nonneg():
     assert kernel(probe).status == "valid"
 
 
+#: the kernel's lobes rules follow the producer after the kernel's restructuring (phase A)
+KERNEL_READY = True
+needs_kernel = pytest.mark.skipif(not KERNEL_READY, reason="kernel lobes rules: after kernel phase A")
+
+
 def test_lobes_empirical_certificates():
-    inp = LobesInput(parse_positive_law("uniform"), fmpq(1), fmpq(1), 5, (16, 64, 256, 1024))
+    # Pareto scale 1, shape 4 (finite second moment), u = v = 1, every hypothesis true: the sign test
+    # finds the trend on most paths; the record says consistent (never holds, never fails)
+    inp = LobesInput(parse_positive_law({"family": "pareto", "scale": 1, "shape": 4}), fmpq(1), fmpq(1), (16, 256),
+                     paths=16)
     for st in ("proportional_lobes", T5):
         run = evaluate(st, inp)
-        assert run.evidence == "empirical" and run.verdict == "consistent"
-        cert = json.loads(json.dumps(run.certificate()))
+        r = run.records[0]
+        assert all(r.hypotheses.values()) and len(r.hypotheses) == (10 if st == "proportional_lobes" else 13)
+        assert (run.evidence, run.verdict, r.conclusion) == ("empirical", "consistent", "consistent")
+        smp = r.to_json()["sample"]
+        assert smp["seed"] == inp.seed and smp["test"] == "sign-trend" and smp["confidence"] == "999/1000"
+        assert smp["statistic"]["reject_at_most"] == 1       # P(Bin(16, ½) ≤ 1) = 17/2^16 ≤ 1/1000 < 137/2^16
+        assert smp["statistic"]["decreasing"] > 1
+
+
+@needs_kernel
+def test_lobes_certificates_verify_and_tampering_is_caught():
+    inp = LobesInput(parse_positive_law("uniform"), fmpq(1), fmpq(1), (16, 256), paths=16)
+    for st in ("proportional_lobes", T5):
+        cert = json.loads(json.dumps(evaluate(st, inp).certificate()))
         assert verify_document(cert).status == "valid"
         bad = json.loads(json.dumps(cert))
-        bad["input"]["seed"] = 6                                      # another sample path
+        bad["input"]["paths"] = 17                                     # another sample, another seed
         assert verify_document(bad).status == "invalid"
-        bad = json.loads(json.dumps(cert))
-        bad["witnesses"][0]["slope"] = ["-9", "-8"]
-        out = verify_document(bad)
-        assert out.status == "invalid" and out.check == "trend witness"
 
 
 def test_infinite_second_moment_is_a_failing_hypothesis():
     # Pareto with shape 2: ∫ y² dγ = ∞, so hM fails and Lemma 6 is not evaluated
-    inp = LobesInput(parse_positive_law({"family": "pareto", "shape": 2}), fmpq(1), fmpq(1), 0, (16, 64))
+    inp = LobesInput(parse_positive_law({"family": "pareto", "shape": 2}), fmpq(1), fmpq(1), (16, 64), paths=8)
     with pytest.raises(QKInputError, match="hM"):
         evaluate("proportional_lobes", inp)
     assert parse_positive_law({"family": "gamma", "shape": 3, "scale": "1/2"}).second_moment() == fmpq(3)  # k(k+1)θ²
@@ -140,27 +156,31 @@ def test_infinite_second_moment_is_a_failing_hypothesis():
 
 def test_cli_accumulation(tmp_path):
     code, out, err = run_cli("accumulation", "--law", "uniform", "--law", '{"family": "exponential", "rate": "2"}',
-                             "--rho", "1/2", "--max-n", "300", "--out", str(tmp_path), "--quiet")
+                             "--rho", "1/2", "--max-n", "300", "--paths", "8", "--out", str(tmp_path), "--quiet")
     assert code == 0, err
     assert (tmp_path / "accumulation.png").stat().st_size > 10000
     tab = json.loads((tmp_path / "table.json").read_text())
-    assert tab["sizes"] == [10, 30, 100, 300] and len(tab["rows"]) == 8
-    assert "empirical" in out and "fitted slopes" in out
+    assert tab["sizes"] == [10, 30, 100, 300] and len(tab["rows"]) == 16 and tab["paths"] == 8
+    flat = " ".join(out.split())
+    assert "sign test" in flat and "neither proves nor refutes" in flat
     assert ("cross-check on explicit 20×20 matrices (uniform(lo=0, hi=1), ρ = 1/2): the profile by Definition 6 "
-            "lies inside the lobe formula's enclosure for 1 of 1") in " ".join(out.split())
-    code, out, err = run_cli("verify", str(tmp_path / "certificates"))
-    assert code == 0 and "4 valid" in out, out + err
+            "lies inside the lobe formula's enclosure for 1 of 1") in flat
+    if KERNEL_READY:
+        code, out, err = run_cli("verify", str(tmp_path / "certificates"))
+        assert code == 0 and "4 valid" in out, out + err
     code, out, err = run_cli("accumulation", "--law", "cauchy", "--out", str(tmp_path))
     assert code == 2 and len(err.strip().splitlines()) == 1
+    code, out, err = run_cli("accumulation", "--law", '{"family": "gamma", "shape": "5/2"}', "--out", str(tmp_path))
+    assert code == 2 and "integer" in err and len(err.strip().splitlines()) == 1
 
 
 def test_cli_spectrum(tmp_path):
     f = tmp_path / "mu.json"
     f.write_text("[2, -3, 0, 2, -1]")       # sorted, zero dropped: (−3, −1, 2, 2)/√18
     code, out, err = run_cli("spectrum", str(f), "--json", "--out", str(tmp_path / "c"))
-    # exit 3: Lemma 9's Σ'-equalities are undecided (an equality between reals is never certified by
-    # enclosures, format 3) until an exact route lands (issue 23)
-    assert code == 3, err
+    # exit 0: Lemma 9's Σ'-equalities are decided exactly (Lean's tsum: summable since every |x_i| < 1,
+    # the geometric closed form), never certified by enclosures
+    assert code == 0, err
     d = json.loads(out)
     assert d["MemLambdaSet"] is True and d["m"] == 2 and d["norm_sq"] == "18"
     assert [d[k]["exact"] for k in ("imbalance", "statC", "pairingScore", "statE")] == ["-1/9", "4/9", "2/3", "194/119"]

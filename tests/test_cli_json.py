@@ -34,7 +34,7 @@ CASES = [
     (["simulate", "--n", "3", "--horizon", "0.1"], lambda d: d["steps"] == 10 and d["n"] == 3),
     (["ginibre", "--d", "4", "--samples", "3"], lambda d: d["samples"] == 3),
     (["accumulation", "--max-n", "30", "--law", "uniform", "--rho", "1", "--no-cert"],
-     lambda d: d["sizes"][-1] <= 30 and len(d["slopes"]) == 1),
+     lambda d: d["sizes"][-1] <= 30 and len(d["tests"]) == 1),
     (["search", "Lemma 4", "--budget", "5"], lambda d: d["found"] is False and d["budget"] == 5),
     (["probes", "rank_balance", "--budget", "5"], lambda d: len(d["probes"]) >= 1),
 ]

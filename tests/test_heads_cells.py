@@ -146,7 +146,7 @@ def test_every_rigorous_route_gives_the_same_cells(monkeypatch):
             return [p for p in real(gd, budget) if p.name in names]
         return providers
 
-    for names in (("arb-256",), ("exact-products",), ("sliced-exact",)):
+    for names in (("arb-256",), ("exact-products",), ("sliced-exact",), ("sliced",), ("float",)):
         monkeypatch.setattr(cells_mod, "_providers", only(names))
         hs = head_spectrum(gram_data(q, k), 8)
         assert hs.witness() == ref.witness(), names
@@ -215,7 +215,7 @@ def test_byte_identical_across_blas_threads_and_kernels():
 def test_split_gram_route_is_exact():
     """Z Zᵀ with the few small entries handled apart equals Python-integer
     Z Zᵀ, and the traces ‖L‖², tr(L²) equal those of the rational L."""
-    from qkverify.heads.exact_gram import _float32_integers, _split_parts
+    from qkverify.heads.exact_gram import _float32_integers, _window_parts
 
     rng = np.random.default_rng(5)
     n, N = 6, 1500
@@ -224,7 +224,7 @@ def test_split_gram_route_is_exact():
     q[0, :5] *= np.float32(2.0 ** -30)                 # a few tiny entries: a third slice otherwise
     k[2, 7] = np.float32(3e-12)
     Zi, e = _float32_integers(np.concatenate([k, q]))
-    assert _split_parts(Zi, N) is not None
+    assert len(_window_parts(Zi)) > 3                  # the columns of the tiny entries go apart
     g = gram_data(q, k)
     Zo = Zi.astype(object)
     G = Zo @ Zo.T
@@ -233,3 +233,63 @@ def test_split_gram_route_is_exact():
     # ‖KᵀQ‖² = tr((KKᵀ)(QQᵀ)) and tr((KᵀQ)²) = tr((QKᵀ)²): n x n products of the integers
     assert int(np.trace((K @ K.T) @ (Q @ Q.T))) == g.frob_L
     assert int(np.trace((Q @ K.T) @ (Q @ K.T))) == g.tr_L2
+
+
+@pytest.mark.parametrize("case", ["bf16", "outliers", "tiny", "negative-partial-block"])
+def test_window_gram_is_exact(case):
+    """The blocked Karatsuba Gram (one or two slices, exceptional columns
+    apart) equals Z Zᵀ in Python integers, including a last partial block."""
+    from qkverify.heads.exact_gram import _float32_integers, _window_parts
+
+    rng = np.random.default_rng(["bf16", "outliers", "tiny", "negative-partial-block"].index(case))
+    n2, N = 6, 1300                                     # 1300 = 2 full blocks of 512 and a partial one
+    M = rng.standard_normal((n2, N)).astype(np.float32)
+    if case == "bf16":                                  # 8 significant bits: one slice
+        M = (M.view(np.uint32) & np.uint32(0xFFFF0000)).view(np.float32)
+    elif case == "outliers":
+        M[:, [3, 700, 1299]] *= np.float32(2.0 ** 12)
+    elif case == "tiny":
+        M[1, 5] = np.float32(1e-9)
+        M[4, 1200] = np.float32(-3e-11)
+    else:
+        M = -np.abs(M)
+        M[0, 0] = np.float32(-2.0 ** 10)
+    Zi, _ = _float32_integers(M)
+    parts = _window_parts(Zi)
+    Zo = Zi.astype(object)
+    G = Zo @ Zo.T
+    tot = None
+    for sh, P in parts:
+        t = P.astype(object) * (1 << sh)
+        tot = t if tot is None else tot + t
+    assert all(int(G[i, j]) == int(tot[i, j]) for i in range(n2) for j in range(n2))
+    if case == "bf16":
+        assert len(parts) == 1
+    if case in ("outliers", "tiny"):
+        assert len(parts) > 3                           # the exceptional columns went apart
+
+
+def test_exact_cross_with_dropped_pairs_encloses_the_product():
+    """sliced._exact_cross: the low-order digit pairs it bounds instead of
+    multiplying stay inside its radius (checked against Python integers)."""
+    from qkverify.heads import sliced
+    from qkverify.heads.digits import carry, digits_of_int64
+
+    rng = np.random.default_rng(3)
+    m, w = 6, 24
+    A = rng.integers(-2 ** 61, 2 ** 61, (m, m)) >> rng.integers(0, 40, (1, m))      # columns of mixed scale
+    B = rng.integers(-2 ** 61, 2 ** 61, (m, m))
+    Ad, alo = carry(digits_of_int64(A, w, 80), w)
+    Bd, blo = carry(digits_of_int64(B, w, 40), w)
+    old = sliced.CROSS_DROP_BITS
+    try:
+        for bits in (old, 60, 20):
+            sliced.CROSS_DROP_BITS = bits
+            val, rad = sliced._exact_cross(Ad, alo, Bd, blo, w)
+            exact = (A.astype(object).T @ B.astype(object)) * (1 << 120)
+            for i in range(m):
+                for j in range(m):
+                    x = Fraction(int(exact[i, j]))
+                    assert abs(Fraction(float(val[i, j])) - x) <= Fraction(float(rad[i, j])), (bits, i, j)
+    finally:
+        sliced.CROSS_DROP_BITS = old

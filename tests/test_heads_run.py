@@ -160,3 +160,45 @@ def test_no_resume_recomputes_and_compares(tmp_path, capsys):
     capsys.readouterr()
     assert main(["heads", str(p), "--out", str(a), "--no-resume", "--no-plot"]) == 0
     assert "resumed" not in capsys.readouterr().err and _files(a) == ref
+
+
+def test_weights_spanning_hundreds_of_binary_orders_are_certified():
+    """Issue 18 regression: float64 heads whose entries span ~560 binary orders
+    made an enclosure with an infinite radius reach the exact-tie step (a
+    crash); such an enclosure is now a failed route and the exact ladder
+    decides the cells."""
+    for seed in (4, 6, 20, 25, 32, 38):
+        rng = np.random.default_rng([18, seed])
+        for n, N in ((2, 6), (3, 8), (4, 16)):
+            q = rng.standard_normal((n, N)) * 2.0 ** rng.integers(-280, 280, (n, N))
+            k = rng.standard_normal((n, N)) * 2.0 ** rng.integers(-280, 280, (n, N))
+            r = certify_head(_rec(q, k))
+            assert r["row"]["n_pos"] + r["row"]["n_neg"] == 2 * n, (seed, n)
+            assert r["verdict"] in ("holds", "fails")
+
+
+def test_float_comparison_is_opt_in_and_cross_checks_have_their_budget(tmp_path, capsys):
+    """Issue 20: the authors' float64 pipeline runs beside the heads only with
+    --compare-float (it costs about their whole pipeline again), and the first
+    head's exact cross-checks run within --check-seconds."""
+    p = _model(tmp_path)
+    a, b = tmp_path / "a", tmp_path / "b"
+    assert main(["heads", str(p), "--out", str(a), "--quiet", "--jobs", "1", "--no-plot"]) == 0
+    out = capsys.readouterr().out
+    assert "not compared (--compare-float" in out
+    rows = list(csv.DictReader(open(a / "heads.csv", encoding="utf-8")))
+    assert all(r["float64_n_pos"] == "" and r["float64_flags"] == "" for r in rows)
+    assert main(["heads", str(p), "--out", str(b), "--quiet", "--jobs", "1", "--no-plot", "--compare-float"]) == 0
+    assert "disagrees on" in capsys.readouterr().out
+    rows = list(csv.DictReader(open(b / "heads.csv", encoding="utf-8")))
+    assert all(r["float64_n_pos"] != "" for r in rows)
+    # the certificates do not depend on the display-only comparison
+    assert {n: v for n, v in _files(a).items() if n.startswith("L")} == \
+        {n: v for n, v in _files(b).items() if n.startswith("L")}
+    # a cross-check over its budget is skipped and says how to run it
+    c = tmp_path / "c"
+    assert main(["heads", str(p), "--out", str(c), "--quiet", "--jobs", "1", "--no-plot", "--direct", "all",
+                 "--check-seconds", "1e-9"]) == 0
+    notes = [r["notes"] for r in csv.DictReader(open(c / "heads.csv", encoding="utf-8"))]
+    assert all("--check-seconds" in n for n in notes)
+    assert main(["heads", str(p), "--out", str(c), "--check-seconds", "0"]) == 2

@@ -12,10 +12,14 @@ Lean: ``MainText/Accumulation.lean`` and ``RandomMatrices/ProportionalLobes.lean
   exact point ρ: β = b(ρ) has a rational √(1 − β²) = |1 − ρ²|/(1 + ρ²) (a Pythagorean β
   such as b(3/4) = 24/25), so the preimage formulas of the Lean proofs give ρ back exactly.
 * The almost-sure limits, empirically, on a ``lobes`` input
-  (:mod:`qkverify.math.accumulation`): δ_n = ‖β_n − ρα_n‖/‖α_n‖ (Lemma 6) and
-  ‖π(S_n) − limitProfile ρ‖ (Theorem 5) at each sample size, as certified balls, and the
-  least-squares slope of their logarithms against log n; the conclusion "→ 0" is supported
-  (evidence ``empirical``) when that slope is negative.
+  (:mod:`qkverify.math.accumulation`): D_n = δ_n = ‖β_n − ρα_n‖/‖α_n‖ (Lemma 6) or
+  ‖π(S_n) − limitProfile ρ‖ (Theorem 5) as certified balls on ``paths`` independent sample
+  paths, and an exact binomial sign test of the trend "P(D_{n_max} < D_{n_min}) ≥ 1/2" at the
+  input's level δ: ``consistent`` or ``inconsistent at level δ`` (evidence ``empirical``).  A
+  finite sample says nothing about an almost-sure limit without a rate: the result is evidence
+  about the trend, never ``holds`` or ``fails``.  Every hypothesis is a decision on the input
+  (law_X / law_Xprime, dependence, S's form, scales and extra zeros), except measurability
+  (``X_measurable``), which no input can violate alone.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from ..exact.matrix import sym_part
 from ..math import accumulation as Acc
 from ..math.profile import compute_profile
 from . import values as V
+from ..exact.rational import fmpq_str
 from .common import spectrum_witness
 from .registry import DeclResult, NotApplicable, Subject, declaration_check, predicate
 
@@ -77,10 +82,10 @@ def _y_pos(s: Subject) -> bool:
 @predicate("spectrum_eq")
 def _spectrum_eq(s: Subject) -> bool:
     """hroots: S.charpoly.roots = x ∪ −y ∪ {0^(k − 2n)} as multisets (Lean's real roots of det(tI − S)
-    with multiplicity, for any square S; k − 2n in ℕ, 0 when 2n > k); on a lobes input the S_n are
-    any symmetric matrices with the sampled spectrum."""
+    with multiplicity, for any square S; k − 2n in ℕ, 0 when 2n > k); on a lobes input the roots of
+    S_n are the sampled s₊X_i, −s₋X'_i and k zeros (:func:`_lobes_spectrum`)."""
     if s.kind == "lobes":
-        return True
+        return _lobes_spectrum(s)
     from ..exact.algebraic import real_roots
 
     x, y = plain(s)
@@ -298,45 +303,87 @@ def _v_pos(s: Subject) -> bool:
 
 @predicate("gamma_positive")
 def _gamma_positive(s: Subject) -> bool:
-    """γ((−∞, 0]) = 0, from the law's parameters."""
+    """γ((−∞, 0]) = 0, from the law's parameters (a uniform law with lo < 0 violates it)."""
     return s.inp.law.positive()
 
 
 @predicate("second_moment_finite")
 def _m2_finite(s: Subject) -> bool:
+    """∫⁻ y² dγ < ∞ (a Pareto law of shape ≤ 2 violates it)."""
     return s.inp.law.second_moment() is not None
 
 
 @predicate("second_moment_pos")
 def _m2_pos(s: Subject) -> bool:
+    """0 < ∫⁻ y² dγ: infinite counts as positive; every law of a lobes input is a probability
+    measure other than the point mass at 0, so this holds on every input (and is implied by hγpos)."""
     m = s.inp.law.second_moment()
     return m is None or m > 0
 
 
-def _by_construction(s: Subject) -> bool:
-    """The sampler's properties: X_i, X'_i are measurable functions of independent uniforms, each
-    distributed as the drawn law γ; N_n = 2n (no zero eigenvalues), so 2n ≤ N_n."""
+@predicate("X_measurable")
+def _x_measurable(s: Subject) -> bool:
+    """Every X_i is measurable: a lobes input describes X_i = F⁻¹(U_i), a measurable function of
+    uniforms.  No input can violate hX alone: with hXlaw and hMpos, Mathlib's ``Measure.map`` of a
+    map that is not a.e.-measurable is 0, whose second moment is 0."""
     return s.kind == "lobes"
 
 
-for _p in ("X_measurable", "Xprime_measurable", "samples_independent", "X_law_gamma", "Xprime_law_gamma",
-           "Nn_ge_two_n"):
-    predicate(_p)(_by_construction)
+predicate("Xprime_measurable")(_x_measurable)
 
 
-@functools.lru_cache(maxsize=4)
-def _lobes(inp) -> list:
-    return Acc.lobes(inp.law, inp.u, inp.v, inp.seed, list(inp.sizes))
+@predicate("samples_independent")
+def _indep(s: Subject) -> bool:
+    """X_0, X_1, …, X'_0, X'_1, … independent: ``dependence`` is ``independent`` (``repeated``,
+    X_i = X_0 and X'_i = X'_0, is not)."""
+    return s.inp.dependence == "independent"
 
 
-@functools.lru_cache(maxsize=8)
-def sample_points(inp, what: str) -> tuple[list, object]:
-    """The sampled values at each size of a lobes input (``delta``: δ_n of Lemma 6; ``distance``:
-    ‖π(S_n) − limitProfile ρ‖ of Theorem 5) and their log-log slope, as balls (cached: the study
-    table and the two statements share one sample)."""
-    f = Acc.delta if what == "delta" else Acc.distance
-    pts = [f(x, inp.rho) for x in _lobes(inp)]
-    return pts, Acc.loglog_slope(list(inp.sizes), pts)
+@predicate("X_law_gamma")
+def _x_law(s: Subject) -> bool:
+    """Every X_i has law γ: the law sampled for X is γ (``law_X`` absent or the same measure)."""
+    return s.inp.law_X is None or s.inp.law_X.same(s.inp.law)
+
+
+@predicate("Xprime_law_gamma")
+def _xp_law(s: Subject) -> bool:
+    return s.inp.law_Xprime is None or s.inp.law_Xprime.same(s.inp.law)
+
+
+@predicate("Nn_ge_two_n")
+def _nn(s: Subject) -> bool:
+    """2n ≤ N_n: N_n = 2n + k with the input's extra zeros k ≥ 0."""
+    return s.inp.S.extra_zeros >= 0
+
+
+@predicate("Sn_symmetric")
+def _sn_symm(s: Subject) -> bool:
+    """Every S_n is symmetric: form ``symmetric``, or ``triangular`` with coupling 0."""
+    return s.inp.S.form == "symmetric" or s.inp.S.coupling == 0
+
+
+def _lobes_spectrum(s: Subject) -> bool:
+    """The characteristic roots of S_n are vX_i, −uX'_i and N_n − 2n zeros: the spectrum's scales
+    are v and u, and N_n ≥ 2n (with fewer than 2n roots the multisets differ for n ≥ 1)."""
+    S, inp = s.inp.S, s.inp
+    return (S.scale_pos in (None, inp.v)) and (S.scale_neg in (None, inp.u)) and S.extra_zeros >= 0
+
+
+def _trend(s: Subject, what: str) -> DeclResult:
+    """The sign test of the trend D_{n_max} < D_{n_min} on the input's paths (empirical:
+    consistent / inconsistent at level δ; an almost-sure limit is never proved or refuted)."""
+    r = s.memo(("trend", what), lambda: Acc.trend_test(s.inp, what, s.inp.seed))
+    s.witness(r.witness())
+    name = "δ_n" if what == "delta" else "‖π(S_n) − limitProfile ρ‖"
+    verdict = "consistent" if r.consistent else f"inconsistent at level {fmpq_str(r.delta)}"
+    return DeclResult(r.consistent, "empirical", sample=r.sample_record(),
+                      reason=f"{name} decreased from n = {r.sizes[0]} to n = {r.sizes[-1]} on {r.decreasing} of "
+                             f"{r.paths} paths (the sign test rejects a decreasing trend at ≤ {r.threshold}): {verdict}; "
+                             "a finite sample neither proves nor refutes an almost-sure limit")
+
+
+declaration_check("proportional_lobes", LOBES)(lambda s: _trend(s, "delta"))
+declaration_check("accumulation", LOBES)(lambda s: _trend(s, "distance"))
 
 
 def study_sizes(max_n: int) -> list[int]:
@@ -349,20 +396,3 @@ def study_sizes(max_n: int) -> list[int]:
         out.append(n)
         k += 1
     return out + [max_n]
-
-
-def _trend(s: Subject, what: str) -> DeclResult:
-    pts, slope = s.memo(("trend", what), lambda: sample_points(s.inp, what))
-    s.witness({"kind": "trend", "of": what, "values": [V.enclosure(p)["enclosure"] for p in pts],
-               "slope": V.enclosure(slope)["enclosure"]})
-    if bool(slope < 0):
-        return DeclResult(True, "empirical")
-    if bool(slope >= 0):
-        return DeclResult(False, "empirical", reason="the fitted log-log slope is not negative")
-    return DeclResult(None, "empirical", reason="the fitted slope's enclosure contains 0")
-
-
-declaration_check("proportional_lobes", LOBES)(lambda s: _trend(s, "delta"))
-declaration_check("accumulation", LOBES)(lambda s: _trend(s, "distance"))
-
-__all__ = ["sample_points"]

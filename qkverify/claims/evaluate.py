@@ -31,22 +31,6 @@ def verdict_of(conclusions: list[str]) -> str:
     return next((v for v in PRECEDENCE if v in cs), "holds")
 
 
-def sample_of(inp: dict) -> dict | None:
-    """What an empirical conclusion on this input rests on (the record's ``sample``): the
-    statistic, its confidence 1 − δ, and where the seed comes from."""
-    if inp.get("kind") == "law" and inp.get("monte_carlo"):
-        from flint import fmpq
-
-        from ..exact.rational import fmpq_str, parse_rational
-
-        delta = parse_rational(inp["monte_carlo"]["delta"])
-        return {"statistic": "hoeffding_interval", "confidence": fmpq_str(fmpq(1) - delta),
-                "seed": "input.monte_carlo.seed"}
-    if inp.get("kind") == "lobes":
-        return {"statistic": "loglog_slope", "seed": "input.seed"}
-    return None
-
-
 @dataclass
 class DeclRecord:
     """One evaluated declaration."""
@@ -80,10 +64,8 @@ class DeclRecord:
             out["dropped"] = list(self.dropped)
         if self.result.value is not None:
             out["value"] = self.result.value
-        if self.result.evidence == "empirical" and self.conclusion != "undecided" and inp is not None:
-            smp = sample_of(inp)
-            if smp is not None:
-                out["sample"] = smp
+        if self.result.evidence == "empirical" and self.conclusion != "undecided" and self.result.sample is not None:
+            out["sample"] = self.result.sample   # seed (derived from the input), confidence, test, statistic
         return out
 
 

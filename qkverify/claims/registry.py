@@ -40,12 +40,16 @@ class DeclResult:
     evidence   -- ``exact`` / ``certified`` / ``empirical``
     value      -- definitions: the computed value as a certificate value object
                   ({"exact": …}, {"enclosure": […]}, {"list": …}, {"matrix": …}, …)
+    sample     -- empirical evidence: the record's ``sample`` object (seed and its derivation,
+                  confidence 1 − δ, test and statistic); the conclusion then reads
+                  consistent (True) / inconsistent (False), never holds / fails
     """
 
     conclusion: bool | None
     evidence: str = "exact"
     value: dict | None = None
     reason: str = ""
+    sample: dict | None = None
 
 
 class Subject:

@@ -48,7 +48,9 @@ def _model_audit(out: Path, force: bool, jobs: int) -> tuple[bool, str]:
 
     p = argparse.ArgumentParser()
     heads_cmd.add_arguments(p)
-    argv = ["--quiet", "--jobs", str(jobs), "--no-report"]  # the shipped folder gets no report.html
+    # the audit keeps the first head's direct N x N cross-check (about a minute on the default model);
+    # the shipped folder gets no report.html
+    argv = ["--quiet", "--jobs", str(jobs), "--check-seconds", "120", "--no-report"]
     if force:
         argv.append("--force")
     ns = p.parse_args(argv)

@@ -46,11 +46,16 @@ budget) proves α_j = β_j.
 
 Finding a cell.  A rigorous but machine-dependent enclosure [l, u] of the
 i-th largest eigenvalue gives its cell at once when l and u fall in the same
-cell.  When a grid point t lies in (l, u], the side of ν vs t is decided
-rigorously: first by tighter enclosures (exact integer products, then arb
-ball arithmetic at growing precision, all with Weyl/Kato–Temple bounds), and
-as a last resort by the exact count N≥(t) of charpoly(X) (``ν_i ≥ t`` iff
-N≥(t) > i for the i-th largest).  Any rigorous method gives the same
+cell.  The first enclosure is the float pass of :mod:`.pass1` (ĜY in float,
+or exact in digits for an ill-conditioned head); its base cells and
+one-level refinements are decided in bulk from the float endpoints (an exact
+power-of-two scaling and a floor), and an eigenvalue whose interval holds a
+grid point gets exact diagonals (Kato–Temple on them, ``Pass1.refine``).
+When a grid point t still lies in (l, u], the side of ν vs t is decided
+rigorously: by tighter enclosures (the Newton route of :mod:`.sliced` with
+exact products, then arb ball arithmetic at growing precision, all with
+Weyl/Kato–Temple bounds), and as a last resort by the exact count N≥(t) of
+charpoly(X) (``ν_i ≥ t`` iff N≥(t) > i for the i-th largest).  Any rigorous method gives the same
 answer, so the cells do not depend on BLAS, CPU or thread count.  How often
 each path decided is counted in :attr:`HeadSpectrum.stats`.
 """
@@ -69,6 +74,7 @@ from ..exact.algebraic import arb_to_interval
 from .budget import Budget, RouteSkipped
 from .enclosure import EnclosureFailed, enclose_arb, enclose_exact_products
 from .exact_gram import GramData
+from .pass1 import Pass1, _fq
 from .sliced import enclose_sliced
 
 #: base grid spacing ≈ 2^-GRID_BITS · ‖ν‖₂
@@ -176,7 +182,8 @@ class ExactCounter:
 @dataclass
 class _Provider:
     name: str
-    run: object          # () -> list of (lo, hi) fmpq in ν units, decreasing
+    run: object          # () -> list of (lo, hi) fmpq in ν units, decreasing (a Pass1 when ``fast``)
+    fast: bool = False
 
 
 class _Decider:
@@ -187,12 +194,15 @@ class _Decider:
     and the negative ones)."""
 
     def __init__(self, providers: list[_Provider], counter: ExactCounter | None, stats: dict,
-                 n_nonzero: int, zero: int):
+                 n_nonzero: int, zero: int, iv=None, refiner=None, first: str = "none"):
         self.providers = providers
         self.counter = counter
         self.stats = stats
         self.level = -1
-        self.iv: list | None = None
+        self.iv = iv
+        self.first = first
+        self.refiner = refiner          # idx -> {i: (lo, hi)}: tighter intervals for single eigenvalues
+        self.refined: set[int] = set()
         self.notes: list[str] = []
         self.m = n_nonzero
         self.zero = zero
@@ -204,7 +214,34 @@ class _Decider:
 
     @property
     def name(self) -> str:
-        return self.providers[self.level].name if self.level >= 0 else "none"
+        return self.providers[self.level].name if self.level >= 0 else self.first
+
+    def prefetch(self, idx) -> None:
+        """Tighten the intervals of the eigenvalues ``idx`` by the refiner, in one batch."""
+        todo = [int(i) for i in idx if int(i) not in self.refined]
+        if not todo or self.refiner is None:
+            return
+        self.refined.update(todo)
+        try:
+            new = self.refiner(todo)
+        except (EnclosureFailed, RouteSkipped) as err:
+            self.notes.append(f"exact diagonals: {err}")
+            self.refiner = None
+            return
+        self.stats["exact-diagonals"] = self.stats.get("exact-diagonals", 0) + len(todo)
+        for i, (l1, h1) in new.items():
+            l0, h0 = self.iv[i]
+            lo, hi = max(l0, l1), min(h0, h1)
+            if lo > hi:
+                raise ArithmeticError("exact-diagonal enclosure is disjoint from the float one (a bug)")
+            self.iv[i] = (lo, hi)
+
+    def _refine(self, i: int) -> bool:
+        """Refine eigenvalue i once (True when that was tried now)."""
+        if self.refiner is None or i in self.refined:
+            return False
+        self.prefetch([i])
+        return True
 
     def escalate(self) -> bool:
         """Intersect with the next provider's intervals; False when none is left."""
@@ -247,6 +284,8 @@ class _Decider:
             if hi < t:
                 self.stats[self.name] = self.stats.get(self.name, 0) + 1
                 return False
+            if self._refine(i):
+                continue
             if not self.escalate():
                 break
         if self.counter is None:
@@ -269,6 +308,8 @@ class _Decider:
             if klo == khi:
                 self.stats[self.name] = self.stats.get(self.name, 0) + 1
                 return klo
+            if self._refine(i):
+                continue
             if khi - klo > 1 or not self.escalate():
                 break
         # bisection over the grid points in (lo, hi]: the largest k with ν_i ≥ k·2^e
@@ -287,6 +328,30 @@ class _Decider:
 
 # ---------------------------------------------------------------------------
 # the result
+
+
+class _FloatIV:
+    """Intervals (lo_i·2^sc, hi_i·2^sc) from float arrays, as exact rationals on
+    first use (most base cells are decided from the floats alone)."""
+
+    def __init__(self, lo: np.ndarray, hi: np.ndarray, sc: int):
+        self.lo, self.hi, self.sc, self.two = lo, hi, sc, _p2(sc)
+        self.over: dict = {}
+
+    def __len__(self) -> int:
+        return len(self.lo)
+
+    def __getitem__(self, i: int):
+        v = self.over.get(i)
+        if v is None:
+            v = self.over[i] = (_fq(self.lo[i]) * self.two, _fq(self.hi[i]) * self.two)
+        return v
+
+    def __setitem__(self, i: int, v) -> None:
+        self.over[i] = v
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
 
 
 @dataclass
@@ -333,6 +398,7 @@ class HeadSpectrum:
     equal_pairs: list = field(default_factory=list)
     stats: dict = field(default_factory=dict)
     notes: list = field(default_factory=list)
+    _cell_enc: dict | None = field(default=None, repr=False, compare=False)
 
     @property
     def n_zero(self) -> int:
@@ -353,9 +419,23 @@ class HeadSpectrum:
         """b, c, d (exact rational intervals) computed term by term from the cells alone -- the
         enclosures a certificate states, since the kernel recomputes them from the witness (the
         table's ``enclosures`` are tighter: intersected with b + c + d = 1 − a)."""
-        iv = self.cell_bounds()
-        frob_S = fmpq(self.frob_L + self.trace_L2, 2)
-        return profile_enclosures(iv, self.n_pos, self.order, self.frob_L, frob_S, tighten=False)
+        if self._cell_enc is None:
+            iv, unit = self.int_bounds()
+            frob_S = fmpq(self.frob_L + self.trace_L2, 2)
+            self._cell_enc = profile_enclosures(iv, self.n_pos, self.order, self.frob_L, frob_S, tighten=False,
+                                                unit=unit)
+        return dict(self._cell_enc)
+
+    def int_bounds(self) -> tuple[list, fmpq]:
+        """The cells as integer intervals (one per eigenvalue with multiplicity,
+        decreasing) in the unit 2^(g − R) of the finest level R, and that unit."""
+        g = self.grid_exponent
+        R = max((r for _, r, _ in self.cells), default=0)
+        out = []
+        for k, r, c in reversed(self.cells):
+            sh = R - r
+            out.extend([(k << sh, (k + 1) << sh)] * c)
+        return out, _p2(g - R)
 
     def witness(self) -> dict:
         """The certificate witness of kind ``cells`` (JSON-ready, deterministic)."""
@@ -433,7 +513,7 @@ def _pairs(iv: list, n_pos: int) -> tuple[list, list]:
     pos = iv[:n_pos]
     neg = [(-hi, -lo) for lo, hi in reversed(iv[n_pos:])]
     m = max(len(pos), len(neg))
-    z = (fmpq(0), fmpq(0))
+    z = (0, 0)
     return pos + [z] * (m - len(pos)), neg + [z] * (m - len(neg))
 
 
@@ -448,13 +528,15 @@ def order_symbols(iv: list, n_pos: int) -> list:
 
 
 def profile_enclosures(iv: list, n_pos: int, order: list, frob_L: int, frob_S: fmpq,
-                       tighten: bool = True) -> dict:
+                       tighten: bool = True, unit: fmpq | None = None) -> dict:
     """Enclosures of b, c, d (exact rationals) and 𝒫, ρ, the Lemma 2 bound
     and gap (arb at 256 bits, returned as exact rational endpoints) from
     closed intervals of the nonzero eigenvalues of X (ν units, decreasing;
     the first n_pos positive).  With μ = ν·2^(2e)/2 the eigenvalues of S and
     ‖L‖² = frob_L·2^(4e): b = Σα_jβ_j/(2·frob_L), c = Σ_{α>β}(α−β)²/(4·frob_L),
     d likewise, ‖α − β‖²/‖S‖² = Σ(α−β)²/(4·frob_S), ρ² = Σβ²/Σα² (ν units).
+    With ``unit`` the intervals are integers in that unit (cells at a common
+    level): the sums are taken in Python integers, then scaled by unit².
 
     >>> e = profile_enclosures([(fmpq(2), fmpq(2)), (fmpq(-1), fmpq(-1))], 1, [">"], 5, fmpq(5, 4))
     >>> e["b"], e["c"]
@@ -462,7 +544,7 @@ def profile_enclosures(iv: list, n_pos: int, order: list, frob_L: int, frob_S: f
     """
     al, be = _pairs(iv, n_pos)
     fL = fmpq(frob_L)
-    blo = bhi = clo = chi = dlo = dhi = s2lo = s2hi = fmpq(0)
+    blo = bhi = clo = chi = dlo = dhi = s2lo = s2hi = 0
     for (a0, a1), (b0, b1), o in zip(al, be, order):
         blo += a0 * b0
         bhi += a1 * b1
@@ -479,10 +561,12 @@ def profile_enclosures(iv: list, n_pos: int, order: list, frob_L: int, frob_S: f
             s2lo += x0 * x0
             s2hi += x1 * x1
         elif o == "?":
-            x1 = max(a1 - b0, b1 - a0, fmpq(0))
+            x1 = max(a1 - b0, b1 - a0, 0)
             chi += x1 * x1
             dhi += x1 * x1
             s2hi += x1 * x1
+    u2 = fmpq(1) if unit is None else unit * unit
+    blo, bhi, clo, chi, dlo, dhi, s2lo, s2hi = (fmpq(x) * u2 for x in (blo, bhi, clo, chi, dlo, dhi, s2lo, s2hi))
     b = (blo / (2 * fL), bhi / (2 * fL))
     c = (clo / (4 * fL), chi / (4 * fL))
     d = (dlo / (4 * fL), dhi / (4 * fL))
@@ -509,11 +593,11 @@ def profile_enclosures(iv: list, n_pos: int, order: list, frob_L: int, frob_S: f
 
         pair = 1 - ball(s2lo / (4 * frob_S), s2hi / (4 * frob_S)).sqrt()
         put("pairing", pair)
-        na_lo = sum((x * x for x, _ in al), fmpq(0))
+        na_lo = fmpq(sum(x * x for x, _ in al)) * u2
         if n_pos and na_lo > 0:
-            na_hi = sum((y * y for _, y in al), fmpq(0))
-            nb_lo = sum((x * x for x, _ in be), fmpq(0))
-            nb_hi = sum((y * y for _, y in be), fmpq(0))
+            na_hi = fmpq(sum(y * y for _, y in al)) * u2
+            nb_lo = fmpq(sum(x * x for x, _ in be)) * u2
+            nb_hi = fmpq(sum(y * y for _, y in be)) * u2
             rho = ball(nb_lo / na_hi, nb_hi / na_lo).sqrt()
             bound = 1 - abs(1 - rho) / (1 + rho * rho).sqrt()
             put("rho", rho)
@@ -528,7 +612,7 @@ def profile_enclosures(iv: list, n_pos: int, order: list, frob_L: int, frob_S: f
 SHARE_FLOOR = fmpq(1, 10 ** 6)
 
 
-def _weighty(iv: list, n_pos: int, order: list, frob_L: int, allow: dict) -> set[int]:
+def _weighty(iv: list, n_pos: int, order: list, frob_L: int, allow: dict, unit: fmpq | None = None) -> set[int]:
     """Indices whose cell width can move a coordinate that is still too wide
     by more than its share: to first order a width w of α_j moves b by
     w·β_j/(2‖L‖²) and c (when α_j > β_j) or d (α_j < β_j) by w·|α_j − β_j|/(2‖L‖²)
@@ -538,10 +622,14 @@ def _weighty(iv: list, n_pos: int, order: list, frob_L: int, allow: dict) -> set
     al, be = _pairs(iv, n_pos)
     pairs = max(len(al), 1)
     fL2 = 2 * fmpq(frob_L)
+    u2 = fmpq(1) if unit is None else unit * unit
+    # w·partner/(2‖L‖²)·unit² > allow/pairs  ⇔  w·partner > thr (exact rationals; w, partner in units)
+    thr = {k: v * fL2 / (pairs * u2) for k, v in allow.items()}
+    tb, tc, td = thr.get("b"), thr.get("c"), thr.get("d")
     out = set()
     for j, ((a0, a1), (b0, b1)) in enumerate(zip(al, be)):
         o = order[j] if j < len(order) else "?"
-        diff = max(a1 - b0, b1 - a0, fmpq(0))
+        diff = max(a1 - b0, b1 - a0, 0)
         ia = j if j < n_pos else None
         ib = m - 1 - j if j < m - n_pos else None
         for i, (lo, hi), partner in ((ia, (a0, a1), max(abs(b0), abs(b1))), (ib, (b0, b1), max(abs(a0), abs(a1)))):
@@ -549,11 +637,11 @@ def _weighty(iv: list, n_pos: int, order: list, frob_L: int, allow: dict) -> set
                 continue
             wdt = hi - lo
             hit = False
-            if "b" in allow and wdt * partner / fL2 > allow["b"] / pairs:
+            if tb is not None and wdt * partner > tb:
                 hit = True
-            if not hit and o in (">", "?") and "c" in allow and wdt * diff / fL2 > allow["c"] / pairs:
+            if not hit and o in (">", "?") and tc is not None and wdt * diff > tc:
                 hit = True
-            if not hit and o in ("<", "?") and "d" in allow and wdt * diff / fL2 > allow["d"] / pairs:
+            if not hit and o in ("<", "?") and td is not None and wdt * diff > td:
                 hit = True
             if hit:
                 out.add(i)
@@ -579,8 +667,12 @@ def _rel_width(iv: tuple, floor: fmpq) -> float:
 def _from_enclosure(enc, m: int) -> list:
     """ν intervals (exact rationals) from an Enclosure of ½J·Z Zᵀ (ν = 2·value)."""
     if enc.lo is not None:
+        if not (np.all(np.isfinite(enc.lo)) and np.all(np.isfinite(enc.hi))):
+            raise EnclosureFailed("float enclosure is not finite")
         lo = np.ldexp(enc.lo, enc.scale + 1)
         hi = np.ldexp(enc.hi, enc.scale + 1)
+        if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))):
+            raise EnclosureFailed("enclosure beyond the float64 range")
         out = []
         for x, y in zip(lo.tolist(), hi.tolist()):
             fx, fy = Fraction(x), Fraction(y)
@@ -588,6 +680,9 @@ def _from_enclosure(enc, m: int) -> list:
         return out
     out = []
     for v in enc.values:
+        if not v.is_finite():
+            # an enclosure with an infinite radius (weights spanning hundreds of binary orders)
+            raise EnclosureFailed("enclosure is not finite")
         lo, hi = arb_to_interval(v)
         out.append((2 * lo, 2 * hi))
     return out
@@ -596,12 +691,8 @@ def _from_enclosure(enc, m: int) -> list:
 def _providers(gd: GramData, budget: Budget) -> list[_Provider]:
     n = gd.n
     m = 2 * n
-    gm: list = []
-
     def gram_float():
-        if not gm:
-            gm.append(gd.gram_float())
-        return gm[0]
+        return gd.gram_float()
 
     def sliced():
         return _from_enclosure(enclose_sliced(gd, gram_float()), m)
@@ -621,7 +712,8 @@ def _providers(gd: GramData, budget: Budget) -> list[_Provider]:
                                                target_bits=prec - 64, max_steps=10), m)
         return run
 
-    return [_Provider("sliced", sliced), _Provider("sliced-exact", sliced_exact), _Provider("exact-products", exact_products),
+    return [_Provider("float", lambda g=None: Pass1(gd, gram_float(), spacing_exp=g), fast=True),
+            _Provider("sliced", sliced), _Provider("sliced-exact", sliced_exact), _Provider("exact-products", exact_products),
             _Provider("arb-256", arb_route(256)), _Provider("arb-640", arb_route(640))]
 
 
@@ -686,11 +778,18 @@ def head_spectrum(gd: GramData, rank: int, digits: int = 9, budget: Budget | Non
         return HeadSpectrum(n, N, gd.e, g, m, [], 0, 0, [], faces, frob_L, tr_L2, a, sym, enc, [], stats,
                             ["S = 0: every eigenvalue of X = J·Z Zᵀ is 0 (tr X² = 0)"])
     g = grid_exponent(T)
+    fast = None
     if rank == m:
         zero = 0
         # the exact roots close the ladder: rigorous and deterministic, used when every
         # enclosure fails (a Gram matrix beyond float range or numerically singular)
         providers = _providers(gd, budget) + [_exact_root_provider(counter, 0)]
+        notes_diag = []
+        if providers[0].fast:
+            try:
+                fast = providers.pop(0).run(g)
+            except EnclosureFailed as err:
+                notes_diag.append(f"float enclosure: {err}")
     else:
         try:
             zero = counter.zero_multiplicity()
@@ -698,12 +797,55 @@ def head_spectrum(gd: GramData, rank: int, digits: int = 9, budget: Budget | Non
             raise QKInputError(f"rank M = {rank} < 2n: the exact route is needed and {err}") from None
         providers = [_exact_root_provider(counter, zero)]
     k_nz = m - zero
-    dec = _Decider(providers, counter, stats, k_nz, zero)
-    # --- level-0 cells, rank-matched: cell[i], level[i] for the i-th largest nonzero eigenvalue
     level = [0] * k_nz
     cell: list = [None] * k_nz
-    for i in range(k_nz):
-        cell[i] = dec.cell(i, g)
+    # --- level-0 cells, rank-matched: cell[i], level[i] for the i-th largest nonzero eigenvalue
+    if fast is not None:
+        # the float enclosures decide most base cells at once (floor of an exact power-of-two
+        # scaling is exact); exact diagonals tighten the others in one batch
+        sc = fast.s + 1                              # ν = value·2^(s+1)
+        two = _p2(sc)
+        kl = np.floor(np.ldexp(fast.lo, sc - g))
+        kh = np.floor(np.ldexp(fast.hi, sc - g))
+        same = kl == kh
+        if 4 * int(np.count_nonzero(~same)) > k_nz and not fast.exact_p:
+            # an ill-conditioned head: the float product ĜY limits the bounds; the same basis with
+            # ĜY exact (digits) before the Newton route
+            try:
+                fast = Pass1(gd, gd.gram_float(), exact_p=True, Y=fast.Y)
+            except EnclosureFailed as err:
+                notes_diag.append(f"float enclosure with exact ĜY: {err}")
+            else:
+                kl = np.floor(np.ldexp(fast.lo, sc - g))
+                kh = np.floor(np.ldexp(fast.hi, sc - g))
+                same = kl == kh
+                stats["exact-GY"] = stats.get("exact-GY", 0) + 1
+        fp = fast
+        if fp.exact_p:
+            # the float pass already had ĜY exact: the Newton route with float B and H adds nothing it
+            # lacks (their float errors are what limit both), so an escalation goes to exact B and H
+            providers = [pv for pv in providers if pv.name != "sliced"]
+        dec = _Decider(providers, counter, stats, k_nz, zero, iv=_FloatIV(fp.lo, fp.hi, sc),
+                       refiner=lambda idx: {i: (lo * two, hi * two) for i, (lo, hi) in fp.refine(idx).items()},
+                       first="float")
+        dec.notes.extend(notes_diag)
+        if 4 * int(np.count_nonzero(~same)) > 3 * k_nz:
+            # too wide for exact diagonals to pay: the next route at once
+            dec.refiner = None
+            dec.notes.append("float enclosure too wide for the grid")
+            dec.escalate()
+            same[:] = False
+        dec.prefetch(np.flatnonzero(~same))
+        kli = kl.astype(np.int64).tolist()
+        for i, ok in enumerate(same.tolist()):
+            cell[i] = kli[i] if ok else dec.cell(i, g)
+        stats["float"] = stats.get("float", 0) + int(np.count_nonzero(same))
+    else:
+        dec = _Decider(providers, counter, stats, k_nz, zero)
+        if rank == m:
+            dec.notes.extend(notes_diag)
+        for i in range(k_nz):
+            cell[i] = dec.cell(i, g)
     if any(c is None for c in cell):
         raise ArithmeticError("a base cell could not be decided (enclosures and the exact count unavailable)")
     n_pos = sum(1 for c in cell if c >= 0)
@@ -715,6 +857,33 @@ def head_spectrum(gd: GramData, rank: int, digits: int = 9, budget: Budget | Non
         the indices that could not be refined (undecided)."""
         groups = {(cell[i], level[i]) for i in idx}
         members = [i for i in range(k_nz) if (cell[i], level[i]) in groups]
+        fiv = dec.iv if isinstance(dec.iv, _FloatIV) else None
+        if fiv is not None:
+            # the float intervals decide most sides at once: the midpoint (2k + 1)·2^(g−r−1), scaled by an
+            # exact power of two, is an integer below 2^53, compared with exactly scaled float endpoints
+            plain = [i for i in members if i not in fiv.over and abs(cell[i]) < 2 ** 50]
+            if plain:
+                ix = np.array(plain)
+                sh = fiv.sc - (g - np.array([level[i] for i in plain]) - 1)
+                mid = np.array([2 * cell[i] + 1 for i in plain], dtype=np.float64)
+                up = np.ldexp(fiv.lo[ix], sh) >= mid
+                down = np.ldexp(fiv.hi[ix], sh) < mid
+                done = set()
+                for i, u, d_ in zip(plain, up.tolist(), down.tolist()):
+                    if u or d_:
+                        cell[i] = 2 * cell[i] + (1 if u else 0)
+                        level[i] += 1
+                        done.add(i)
+                stats["float"] = stats.get("float", 0) + len(done)
+                members = [i for i in members if i not in done]
+        # one batch of exact diagonals for the members whose interval holds the new grid point
+        open_ = []
+        for i in members:
+            t = fmpq(2 * cell[i] + 1) * _p2(g - level[i] - 1)
+            lo, hi = dec.iv[i]
+            if lo < t <= hi:
+                open_.append(i)
+        dec.prefetch(open_)
         stuck = set()
         for i in members:
             t = fmpq(2 * cell[i] + 1) * _p2(g - level[i] - 1)
@@ -726,8 +895,12 @@ def head_spectrum(gd: GramData, rank: int, digits: int = 9, budget: Budget | Non
             level[i] += 1
         return stuck
 
-    def bounds() -> list:
-        return [(fmpq(cell[i]) * _p2(g - level[i]), fmpq(cell[i] + 1) * _p2(g - level[i])) for i in range(k_nz)]
+    def ibounds() -> tuple[list, fmpq]:
+        """The cells as integer intervals in the unit 2^(g − R) of the finest level R."""
+        R = max(level, default=0)
+        if R == 0:
+            return [(k, k + 1) for k in cell], _p2(g)
+        return [(cell[i] << (R - level[i]), (cell[i] + 1) << (R - level[i])) for i in range(k_nz)], _p2(g - R)
 
     # --- sign: closed cells that contain 0
     stuck_all: set[int] = set()
@@ -738,7 +911,7 @@ def head_spectrum(gd: GramData, rank: int, digits: int = 9, budget: Budget | Non
         stuck_all |= refine(want)
     # --- order α_j vs β_j
     while True:
-        sym_ = order_symbols(bounds(), n_pos)
+        sym_ = order_symbols(ibounds()[0], n_pos)
         want = set()
         for j, o in enumerate(sym_):
             if o is None:
@@ -750,7 +923,7 @@ def head_spectrum(gd: GramData, rank: int, digits: int = 9, budget: Budget | Non
         if not want:
             break
         stuck_all |= refine(want)
-    order = [o if o is not None else "?" for o in order_symbols(bounds(), n_pos)]
+    order = [o if o is not None else "?" for o in order_symbols(ibounds()[0], n_pos)]
     equal_pairs: list[int] = []
     if "?" in order:
         order, equal_pairs = _exact_ties(order, counter, n_pos, zero, notes)
@@ -760,7 +933,8 @@ def head_spectrum(gd: GramData, rank: int, digits: int = 9, budget: Budget | Non
     coords = [k for k in ("b", "c", "d") if not (k in "cd" and "?" in order)]
 
     def widths():
-        enc = profile_enclosures(bounds(), n_pos, order, frob_L, frob_S)
+        iv, unit = ibounds()
+        enc = profile_enclosures(iv, n_pos, order, frob_L, frob_S, unit=unit)
         return enc, max((_rel_width(enc[k], floor) for k in coords), default=0.0)
 
     enc, w = widths()
@@ -769,7 +943,8 @@ def head_spectrum(gd: GramData, rank: int, digits: int = 9, budget: Budget | Non
         # the absolute width each too-wide coordinate may take (exact rationals)
         tq = fmpq(1, 10 ** digits)
         allow = {k: tq * max(enc[k][0], floor) / 2 for k in coords if _rel_width(enc[k], floor) > target}
-        want = _weighty(bounds(), n_pos, order, frob_L, allow)
+        iv, unit = ibounds()
+        want = _weighty(iv, n_pos, order, frob_L, allow, unit)
         want = {i for i in want if level[i] < cap} - stuck_all
         if not want:
             break
@@ -788,7 +963,8 @@ def head_spectrum(gd: GramData, rank: int, digits: int = 9, budget: Budget | Non
     for i in range(k_nz):
         key = (cell[i], level[i])
         merged[key] = merged.get(key, 0) + 1
-    cells = sorted(((k, r, c) for (k, r), c in merged.items()), key=lambda t: Fraction(t[0], 1 << t[1]))
+    R = max(level, default=0)
+    cells = sorted(((k, r, c) for (k, r), c in merged.items()), key=lambda t: t[0] << (R - t[1]))   # k·2^(g−r)
     faces = {"b0": n_pos == 0 or n_neg == 0,
              "c0": False if ">" in order else ("undecided" if "?" in order else True),
              "d0": False if "<" in order else ("undecided" if "?" in order else True)}
@@ -820,7 +996,9 @@ def _exact_ties(order: list, counter: ExactCounter, n_pos: int, zero: int, notes
     for j, o in enumerate(order):
         if o != "?":
             continue
-        c = pos[j].cmp(neg[j])
+        # α_j, β_j are 0 past the positive / negative eigenvalues (the blueprint's padding)
+        a_, b_ = (pos[j] if j < len(pos) else None), (neg[j] if j < len(neg) else None)
+        c = (0 if b_ is None else -1) if a_ is None else (1 if b_ is None else a_.cmp(b_))
         if c == 0:
             out[j] = "="
             eq.append(j)

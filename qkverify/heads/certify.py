@@ -37,7 +37,7 @@ from ..errors import QKInputError
 from ..exact.inertia import inertia_from_charpoly
 from ..exact.rational import fmpq_str
 from ..models.base import HeadRecord
-from .budget import Budget, RouteSkipped
+from .budget import Budget, RouteSkipped, charpoly_cost
 from .cells import ExactCounter, HeadSpectrum, exact_decimal, head_spectrum
 from .exact_gram import GramData, gram_data, rank_witness
 from .float_pipeline import authors_pipeline
@@ -62,8 +62,10 @@ class HeadOptions:
     compare_float -- run the authors' float64 pipeline (display only) and flag disagreements
     full_witness  -- include full charpoly coefficients in the witness
     cut           -- the float pipeline's relative eigenvalue cut
-    witnesses     -- build the certificate witnesses (off only for timing the decisions)
+    witnesses     -- build the format-1 witnesses in ``witnesses`` (the certificates do not read them)
     budget        -- time/memory budget of each exact route on one head
+    check_budget  -- the budget of the optional exact cross-checks (charpoly of a full-rank head,
+                     the direct route); None: ``budget``
     """
 
     digits: int = 9
@@ -74,6 +76,7 @@ class HeadOptions:
     cut: float = 1e-9
     witnesses: bool = True
     budget: Budget = field(default_factory=Budget)
+    check_budget: Budget | None = None
 
 
 # ---------------------------------------------------------------------------
@@ -163,6 +166,9 @@ def _exact_signature_stage(rec: HeadRecord, g: GramData, hs: HeadSpectrum, rank:
         exact_sig = True
     elif opt.charpoly or rank < n2:
         try:
+            if rank == n2 and opt.check_budget is not None:     # a cross-check only: its own budget
+                opt.check_budget.check(f"exact charpoly of the {n2}x{n2} matrix J·Z Zᵀ (a cross-check)",
+                                       charpoly_cost(n2, g.gram_bits()), "raise --check-seconds to run it")
             cp = counter.poly()
         except RouteSkipped as err:
             notes.append(str(err))
@@ -179,9 +185,13 @@ def _exact_signature_stage(rec: HeadRecord, g: GramData, hs: HeadSpectrum, rank:
     if opt.direct:
         bits = g.gram_bits() + 2          # |(Z_Kᵀ Z_Q)_ij| ≤ max diag(Z Zᵀ) (Cauchy–Schwarz)
         try:
-            opt.budget.direct(N, bits)
+            if opt.check_budget is not None:
+                opt.check_budget.check(f"direct {N}x{N} route (a cross-check)", charpoly_cost(N, bits),
+                                       "raise --check-seconds / --budget-memory to run it")
+            else:
+                opt.budget.direct(N, bits)
         except RouteSkipped as err:
-            notes.append(f"{err}; --budget-seconds inf --budget-memory inf (or --force-routes) runs it")
+            notes.append(str(err))
             direct = "skipped"
         else:
             Zi = g.Z_int()
@@ -240,14 +250,19 @@ def _row_stage(rec: HeadRecord, hs: HeadSpectrum, rank: int, method: str, direct
         hi = sum((hs.enclosures[k][1] for k in "bcd"), fmpq(0))
         if not lo <= hs.symmetric_energy <= hi:
             raise ArithmeticError(f"{rec.key}: b + c + d does not enclose 1 − a")
-    cb = hs.cell_bounds()
+    cb, cu = hs.int_bounds()                     # integer cell bounds in the unit cu (ν units)
     unit = fmpq(1, 2) * (fmpq(2) ** (2 * hs.scale_exponent) if hs.scale_exponent >= 0
-                         else fmpq(1, 2 ** (-2 * hs.scale_exponent)))
-    row["lambda_max"] = _float((cb[0][0] + cb[0][1]) / 2 * unit) if cb else 0.0
-    row["lambda_min"] = _float((cb[-1][0] + cb[-1][1]) / 2 * unit) if cb else 0.0
+                         else fmpq(1, 2 ** (-2 * hs.scale_exponent))) * cu
+    row["lambda_max"] = _float(fmpq(cb[0][0] + cb[0][1], 2) * unit) if cb else 0.0
+    row["lambda_min"] = _float(fmpq(cb[-1][0] + cb[-1][1], 2) * unit) if cb else 0.0
     row["route"] = "cells"
-    rel = [(hi - lo) / max(abs(lo), abs(hi)) for lo, hi in cb if max(abs(lo), abs(hi)) != 0]
-    row["enclosure_rel_width_max"] = _sig6(_float(max(rel))) if rel else 0.0
+    # the largest (hi − lo)/max(|lo|, |hi|), compared by cross-multiplication in integers
+    best = None
+    for lo, hi in cb:
+        d = max(abs(lo), abs(hi))
+        if d and (best is None or (hi - lo) * best[1] > best[0] * d):
+            best = (hi - lo, d)
+    row["enclosure_rel_width_max"] = _sig6(_float(fmpq(*best))) if best else 0.0
     return row
 
 

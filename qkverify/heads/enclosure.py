@@ -322,8 +322,10 @@ def _weyl_kato_temple(d: np.ndarray, r: np.ndarray, rho2: np.ndarray, eps: float
     eta_hi = _up(d + r)
     iso = (b > whi) & (a < wlo) & (b > eta_hi) & (a < eta_lo)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        den_b = _down(b - eta_hi)
-        den_a = _down(eta_lo - a)
+        # the first and last eigenvalues have one neighbour: their infinite side stays infinite
+        # (inf − inf would be NaN and turn Kato–Temple off for them)
+        den_b = np.where(np.isfinite(b), _down(b - eta_hi), np.inf)
+        den_a = np.where(np.isfinite(a), _down(eta_lo - a), np.inf)
         qb = np.where(np.isfinite(b), _up(rho2 / den_b), 0.0)
         qa = np.where(np.isfinite(a), _up(rho2 / den_a), 0.0)
         klo = _down(eta_lo - qb)

@@ -11,6 +11,11 @@ below 2^53 in absolute value, so BLAS computes it exactly in float64
 whatever the summation order (an "error-free" splitting in the style of
 Ozaki et al.).  The slices' products are combined in Python integers, giving
 G·2^{-2e} = Z Zᵀ exactly.  No decimal strings, no rounding anywhere.
+
+When Z fits in int64 (every float32 head, and float64 weights spanning at
+most 62 binary orders) :func:`_window_parts` does this with two slices
+over blocks of columns and three symmetric rank-k updates per block
+(Karatsuba), the few columns outside the two slices' window apart.
 """
 
 from __future__ import annotations
@@ -63,6 +68,7 @@ class GramData:
     _Zi: np.ndarray | None = None
     _diag: list | None = None
     _digits: dict | None = None
+    _gf: tuple | None = None
 
     def digits(self, w: int | None = None) -> tuple[list[np.ndarray], int]:
         """Balanced base-2^w digits of Z Zᵀ (exact; cached per w); w defaults
@@ -109,6 +115,8 @@ class GramData:
         The scale comes from the exact diagonal (no float overflow whatever
         the weights' exponent range); parts scaled below the float range
         underflow to 0 within the absolute term TINY."""
+        if self._gf is not None:
+            return self._gf
         s = self.gram_bits()
         Gm = None
         absum = None
@@ -119,7 +127,8 @@ class GramData:
         k = len(self.parts)
         # each conversion and each of the k−1 additions rounds by ≤ u relative to the partial sums
         Gr = absum * ((k + 1) * U * 1.01) + TINY * (k + 1)
-        return Gm, Gr, s
+        self._gf = (Gm, Gr, s)
+        return self._gf
 
     @property
     def frob_S(self) -> fmpq:
@@ -406,6 +415,107 @@ def _split_parts(Zi: np.ndarray, N: int) -> list | None:
     return parts
 
 
+#: columns per block of the float32 Gram route: 2b + 2 + ⌈log₂ 512⌉ ≤ 53 gives 21-bit slices (a
+#: 42-bit window), and the slices of a block of a 2n = 256 head take 2 MiB whatever N
+GRAM_BLOCK = 512
+
+
+def _bitlen(v: np.ndarray) -> np.ndarray:
+    """Bit lengths of nonnegative int64 values below 2^62 (0 for 0), exactly:
+    frexp of the float may round up across a power of two, so it is corrected."""
+    b = np.frexp(v.astype(np.float64))[1].astype(np.int64)
+    big = (b > 0) & (b < 63)
+    over = np.zeros(v.shape, bool)
+    over[big] = (v[big] >> (b[big] - 1)) == 0         # rounded up: one bit fewer
+    return b - over
+
+
+def _window_parts(Zi: np.ndarray, block: int = GRAM_BLOCK) -> list:
+    """Exact parts [(shift, P)] of Z Zᵀ (Σ P·2^shift, P int64) for an int64
+    Z (2n x N, |Z| < 2^62): one symmetric rank-k update per block of columns.
+
+    The regular columns fit a window [L, L + 2b) (every entry divisible by
+    2^L and below 2^(L+2b) in absolute value): Z = C₁·2^(L+b) + C₀·2^L with
+    C₁ = Z >> (L + b) (floor), C₀ = (Z >> L) mod 2^b, so |C₁| ≤ 2^b,
+    0 ≤ C₀ < 2^b and |C₁ + C₀| ≤ 2^(b+1).  Three symmetric rank-k updates per
+    block (Karatsuba: C₁C₁ᵀ, C₀C₀ᵀ and (C₁ + C₀)(C₁ + C₀)ᵀ, the cross term
+    their difference) cost 3/4 of one on [C₁; C₀]; with
+    2b + 2 + ⌈log₂ block⌉ ≤ 53 every entry of each is an integer below 2^53,
+    so BLAS computes it exactly whatever its order.  Block sums are gathered
+    in int64.  When every regular entry spans at most b bits, one slice.  The
+    few columns with an entry outside the window (outlier dimensions, tiny
+    entries) are multiplied apart with as many slices as they need
+    (:func:`_slices_of_int`, :func:`_slice_parts`).  The window is the one
+    that leaves the fewest such columns (computed from per-column maxima and
+    lowest set bits)."""
+    n2, N = Zi.shape
+    block = max(1, min(block, N))
+    b = (51 - int(np.ceil(np.log2(max(block, 2))))) // 2
+    cmax = np.maximum(Zi.max(axis=0), -Zi.min(axis=0))
+    nzc = cmax > 0
+    if not nzc.any():
+        return [(0, np.zeros((n2, n2), np.int64))]
+    cor = np.bitwise_or.reduce(Zi, axis=0)
+    bits = _bitlen(cmax)                                   # |Z_ij| < 2^bits[j]
+    low = _bitlen(cor & -cor) - 1                          # every entry of column j divisible by 2^low[j]
+    tmax = int(bits.max())
+    lmin = int(low[nzc].min())
+    if tmax - lmin <= b:                                   # one slice holds every entry exactly
+        C = np.empty((n2, block))
+        P = None
+        for j0 in range(0, N, block):
+            j1 = min(N, j0 + block)
+            Cb = C[:, :j1 - j0]
+            Cb[...] = Zi[:, j0:j1] >> lmin
+            S = (Cb @ Cb.T).astype(np.int64)
+            P = S if P is None else P + S
+        return [(2 * lmin, P)]
+    best = None
+    for T in range(tmax, max(tmax - 24, 2 * b) - 1, -1):
+        L = T - 2 * b
+        exc = nzc & ((bits > T) | (low < L))
+        c = int(np.count_nonzero(exc))
+        if best is None or c < best[0]:
+            best = (c, T, exc)
+    if tmax <= 2 * b and (best is None or best[0] > 0):
+        best = (0, 2 * b, np.zeros(N, bool))               # every entry fits [0, 2b)
+    _, T, exc = best
+    L = max(T - 2 * b, 0)
+    mask = (1 << b) - 1
+    ecols = np.flatnonzero(exc)
+    C1 = np.empty((n2, block))
+    C0 = np.empty((n2, block))
+    G2 = Gp = G0 = None
+    for j0 in range(0, N, block):
+        j1 = min(N, j0 + block)
+        Zb = Zi[:, j0:j1]
+        A1 = C1[:, :j1 - j0] if j1 - j0 < block else C1
+        A0 = C0[:, :j1 - j0] if j1 - j0 < block else C0
+        A1[...] = Zb >> (L + b)
+        A0[...] = (Zb >> L) & mask
+        loc = ecols[(ecols >= j0) & (ecols < j1)] - j0
+        if loc.size:
+            A1[:, loc] = 0.0
+            A0[:, loc] = 0.0
+        s2 = (A1 @ A1.T).astype(np.int64)                 # exact (see above); numpy calls syrk
+        s0 = (A0 @ A0.T).astype(np.int64)
+        A1 += A0                                           # C₁ + C₀, exact (|·| ≤ 2^(b+1))
+        sp = (A1 @ A1.T).astype(np.int64)
+        if G2 is None:
+            G2, Gp, G0 = s2, sp, s0
+        else:
+            G2 += s2
+            Gp += sp
+            G0 += s0
+    G1 = Gp - G2 - G0                                      # C₁C₀ᵀ + C₀C₁ᵀ, exact in int64
+    parts = [(2 * (L + b), G2), (2 * L + b, G1), (2 * L, G0)]
+    if ecols.size:
+        Ze = Zi[:, ecols]
+        sl, be = _slices_of_int(Ze, len(ecols))
+        parts.extend(_slice_parts(sl, be, n2))
+    return parts
+
+
 def gram_data(W_Q: np.ndarray, W_K: np.ndarray) -> GramData:
     """Exact Gram data of the head (W_Q, W_K), shapes (n, N) each.
 
@@ -425,11 +535,13 @@ def gram_data(W_Q: np.ndarray, W_K: np.ndarray) -> GramData:
     parts = None
     if fast is not None:
         Zi, e = fast
-        parts = _split_parts(Zi, N)
-        slices, b = (None, 0) if parts is not None else _slices_of_int(Zi, N)
+        parts = _window_parts(Zi)
+        slices, b = [], 0
     else:
         M = np.concatenate([np.asarray(W_K, np.float64), np.asarray(W_Q, np.float64)], axis=0)
         slices, b, e, Zi = _dyadic(M, N, 24 if f32 else 53)
+        if Zi is not None:              # an integer matrix below 2^62 (float64, dequantised GGUF): the blocked route
+            parts = _window_parts(Zi)
     if parts is None:
         parts = _slice_parts(slices, b, n2)
     gd = GramData(n, N, e, slices, b, parts, 0, 0)

@@ -66,6 +66,12 @@ class RunConfig:
     cut: float = 1e-9
     budget: Budget = field(default_factory=Budget)
     biaffine_vectors: bool = False
+    #: estimated seconds the optional exact cross-checks of the first head may take (charpoly of the
+    #: 2n x 2n matrix, the direct N x N route): a one-head run at a survey shape stays within seconds
+    check_seconds: float = 5.0
+    #: run the authors' float64 pipeline beside every head (display columns float64_*); off by
+    #: default: it costs as much as the authors' whole survey again
+    compare_float: bool = False
 
     def head_options(self, first: bool) -> HeadOptions:
         """HeadOptions for one head (first = the first head of the model)."""
@@ -73,14 +79,17 @@ class RunConfig:
             digits=self.digits,
             charpoly=self.exact_signature == "all" or (self.exact_signature == "first" and first),
             direct=self.direct == "all" or (self.direct == "first" and first),
-            compare_float=True, full_witness=self.full_witness, cut=self.cut, budget=self.budget)
+            compare_float=self.compare_float, full_witness=self.full_witness, cut=self.cut, budget=self.budget,
+            witnesses=False,           # the format-1 witnesses: no certificate reads them
+            check_budget=Budget(min(self.check_seconds, self.budget.seconds), self.budget.bytes, self.budget.force))
 
     def fingerprint(self, first: bool) -> str:
         """The options that shape a head's certificate, as one deterministic string."""
         o = self.head_options(first)
         return (f"digits={o.digits};charpoly={int(o.charpoly)};direct={int(o.direct)};"
                 f"full_witness={int(o.full_witness)};budget_seconds={self.budget.seconds:g};"
-                f"budget_bytes={self.budget.bytes:g};force_routes={int(self.budget.force)}")
+                f"budget_bytes={self.budget.bytes:g};force_routes={int(self.budget.force)};"
+                f"check_seconds={self.check_seconds:g}")
 
 
 _MODELS: dict = {}
@@ -156,7 +165,8 @@ def reusable_result(path: Path, rec, cfg: RunConfig, first: bool) -> dict | None
     if not same:
         return None
     row = {k: v for k, v in values.items() if k != OPTIONS_KEY}
-    float_columns(rec, row, cfg.cut)
+    if cfg.compare_float:
+        float_columns(rec, row, cfg.cut)
     row.update(rec.table_fields(cfg.biaffine_vectors))
     row["_options"] = values[OPTIONS_KEY]
     return {"row": row, "spectrum": None, "witnesses": cert["witnesses"], "values": dict(values),

@@ -80,9 +80,24 @@ class _Basis:
         if not np.all(np.isfinite(mx)) or np.any(mx == 0):
             raise EnclosureFailed("float eigenvectors are not finite / a column is zero")
         self.f = np.frexp(mx)[1].astype(np.int64) - (w * ndig - 2)
-        Yi = np.rint(np.ldexp(Yf, -self.f[None, :])).astype(np.int64)      # |Yi| ≤ 2^(w·ndig − 2)
-        self.digits, self.lo = _carry(_digits_of_int64(Yi, w), w)
-        self._float()
+        Yr = np.rint(np.ldexp(Yf, -self.f[None, :]))                      # integers, |Yr| ≤ 2^(w·ndig − 2) ≤ 2^53
+        self._Yi = Yr.astype(np.int64)
+        self._digits = None
+        self._lo = 0
+        self.Ym = np.ldexp(Yr, self.f[None, :])                            # exact: scaling by powers of two
+        self.Yr = None
+
+    @property
+    def digits(self) -> list:
+        """The balanced digits (computed on first use: the float pass needs only ``Ym``)."""
+        if self._digits is None:
+            self._digits, self._lo = _carry(_digits_of_int64(self._Yi, self.w), self.w)
+        return self._digits
+
+    @property
+    def lo(self) -> int:
+        self.digits
+        return self._lo
 
     def _float(self) -> None:
         tot = np.zeros_like(self.digits[0])
@@ -112,7 +127,7 @@ class _Basis:
         for d, D in enumerate(self.digits):
             q = d + self.lo
             acc[q] = acc[q] + D.astype(np.int64) if q in acc else D.astype(np.int64)
-        self.digits, self.lo = _carry(acc, w)
+        self._digits, self._lo = _carry(acc, w)
         self._float()
 
 
@@ -131,19 +146,48 @@ def _products(Gd: list, glo: int, Y: _Basis, w: int) -> tuple[list, int]:
     return _carry(acc, w)
 
 
+#: pairs of digits whose products together stay below 2^-CROSS_DROP_BITS of the largest pair's bound
+#: are bounded instead of computed (exact-product route)
+CROSS_DROP_BITS = 110
+
+
 def _exact_cross(A: list, alo: int, B: list, blo: int, w: int) -> tuple[np.ndarray, np.ndarray]:
     """Float64 value and radius of (Σ_a A_a 2^(w(a+alo)))ᵀ(Σ_b B_b 2^(w(b+blo))) for
-    digit matrices (m x m each): one stacked float64 product (exact: every
-    entry is a sum of m products below 2^(2w−2)), gathered per shift in int64,
-    renormalised, then rounded (radius γ over the digits, plus underflow)."""
+    digit matrices (m x m each): the digit pairs as float64 products (exact:
+    every entry is a sum of m products below 2^(2w−2)), gathered per shift in
+    int64, renormalised, then rounded (radius γ over the digits, plus
+    underflow).  Low-order pairs whose total is provably below
+    2^-CROSS_DROP_BITS of the largest pair's bound are not multiplied: each
+    entry of A_aᵀB_b is at most m·max|A_a|·max|B_b| in absolute value, and
+    their sum (times its power of two) joins the radius."""
     m = A[0].shape[0]
-    R = np.concatenate(A, axis=1).T @ np.concatenate(B, axis=1)
+    ma = [float(np.max(np.abs(X))) for X in A]
+    mb = [float(np.max(np.abs(X))) for X in B]
+    # each pair's bound m·max|A_a|·max|B_b|·2^(w(a+b+alo+blo)) as a base-2 logarithm (no overflow)
+    pairs = sorted((math.log2(ma[a]) + math.log2(mb[b]) + w * (a + b), a, b)
+                   for a in range(len(A)) for b in range(len(B)) if ma[a] and mb[b])
+    if not pairs:
+        z = np.zeros((m, m))
+        return z, z + TINY
+    top = pairs[-1][0]
+    rel = 0.0                      # upper bound of the dropped pairs' bounds over the top pair's
+    k = 0
+    while k < len(pairs) - 1:
+        r = math.ldexp(1.0, max(math.ceil(pairs[k][0] - top) + 1, -1000))     # ≥ 2^(lb − top)
+        if (rel + r) * 1.01 > math.ldexp(1.0, -CROSS_DROP_BITS):
+            break
+        rel += r
+        k += 1
+    try:
+        ft = math.floor(top)
+        dropped = math.ldexp(rel * m * 2.0 ** (top - ft) * 1.01, ft + w * (alo + blo)) if k else 0.0
+    except OverflowError:                                  # beyond the float range: keep every pair
+        dropped, k = 0.0, 0
     acc: dict = {}
-    for a in range(len(A)):
-        for b in range(len(B)):
-            blk = R[a * m:(a + 1) * m, b * m:(b + 1) * m].astype(np.int64)
-            key = a + b + alo + blo
-            acc[key] = acc[key] + blk if key in acc else blk
+    for _, a, b in pairs[k:]:
+        blk = (A[a].T @ B[b]).astype(np.int64)
+        key = a + b + alo + blo
+        acc[key] = acc[key] + blk if key in acc else blk
     D, lo = _carry(acc, w)
     val = np.zeros((m, m))
     ab = np.zeros((m, m))
@@ -154,7 +198,8 @@ def _exact_cross(A: list, alo: int, B: list, blo: int, w: int) -> tuple[np.ndarr
             ab += np.abs(t)
     if not (np.all(np.isfinite(val)) and np.all(np.isfinite(ab))):
         raise EnclosureFailed("exact products beyond the float64 range")
-    return val, ab * ((len(D) + 1) * U * 1.01) + TINY * len(D)
+    # the dropped pairs' bound, rounded up (a sum of k positive floats: factor (1 + γ_k) covered by 1.01)
+    return val, ab * ((len(D) + 1) * U * 1.01) + TINY * len(D) + dropped * 1.01
 
 
 def _exact_offdiag(Pd: list, plo: int, Y: "_Basis", w: int, p: np.ndarray, s: int) -> tuple:
@@ -232,7 +277,7 @@ def enclose_sliced(gd: GramData, Gm_s: tuple, max_newton: int = 3, exact_offdiag
         ob = float(np.max(offB)) / bn
         # stop when the first-order remainder and the off-diagonal part are small,
         # or when a Newton step no longer helps (the float radii dominate)
-        good = (h < 2.0 ** -35 and ob < 2.0 ** -30) if not exact_offdiag else (h < 2.0 ** -60 and ob < 2.0 ** -50)
+        good = h < 2.0 ** -60 and ob < 2.0 ** -50
         if good or it == max_newton or (h > prev[0] / 16 and ob > prev[1] / 16):
             break
         prev = (h, ob)

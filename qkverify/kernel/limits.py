@@ -55,10 +55,19 @@ MAX_BISECTIONS = 4000
 MAX_QUADRATIC_FIBER = 64
 #: value patterns a finite-law enumeration sums over (Appendix A)
 ENUM_LIMIT = 1 << 16
-#: Monte Carlo draws (samples × entries) the kernel re-draws (Appendix A)
-WORK_LIMIT = 1 << 24
-#: sample size of a lobes input (Lemma 6, Theorem 5)
+#: the exact iid convolution of the energy law: values of a partial law, products in all
+CONV_MAX_SUPPORT = 1 << 16
+CONV_MAX_WORK = 1 << 24
+#: terms of the moments of dependent entries (copies): N² (iid) or n²N² (qk) per integrand
+MAX_DEPENDENT_TERMS = 1 << 22
+#: Monte Carlo draws (samples × drawn entries) and multiply-adds (samples × (N²·n + N²)) the kernel
+#: re-draws (Appendix A; about 6 µs per Gaussian draw: a minute at most)
+MAX_MC_DRAWS = 1 << 23
+MAX_MC_PRODUCT = 1 << 26
+#: sample size of a lobes input (Lemma 6, Theorem 5), and uniforms of one study (paths × n_max ×
+#: uniforms per pair)
 MAX_LOBES = 1_000_000
+MAX_LOBE_UNIFORMS = 1 << 21
 
 # -- expressions (§1) --------------------------------------------------------
 #: |exponent| of one power in an expression

@@ -241,57 +241,116 @@ def _rho(i: dict) -> Args:
     return Args(rho=rat(i["rho"]))
 
 
-_FAMILY = {"exponential": ("rate",), "gamma": ("shape", "scale"), "uniform": ("lo", "hi"), "pareto": ("shape", "scale")}
+_FAMILY = {"exponential": ("rate",), "gamma": ("shape", "scale"), "uniform": ("lo", "hi"), "pareto": ("scale", "shape")}
+
+
+def _positive_law(law: dict, what: str) -> tuple:
+    """A law of the lobes study: ("exponential", λ), ("gamma", k, θ) with an integer shape
+    1 ≤ k ≤ 64 (the sampler adds k exponentials), ("uniform", lo, hi) with lo < hi, ("pareto", x_m,
+    α) with 1/16 ≤ α ≤ 64; every other parameter positive."""
+    fam = law["family"]
+    need = _FAMILY[fam]
+    require(set(law) == {"family", *need}, "input", f"{what}: a {fam} law takes exactly {', '.join(need)}")
+    if fam == "gamma":
+        require(isinstance(law["shape"], int) and 1 <= law["shape"] <= 64 and rat(law["scale"]) > 0, "input",
+                f"{what}: a gamma law has an integer shape 1..64 and a positive scale")
+        return ("gamma", law["shape"], rat(law["scale"]))
+    p = [rat(law[k]) for k in need]
+    if fam == "uniform":
+        require(p[0] < p[1], "input", f"{what}: a uniform law needs lo < hi")
+        return ("uniform", p[0], p[1])
+    require(all(v > 0 for v in p), "input", f"{what}: the parameters of a {fam} law must be positive")
+    if fam == "pareto":
+        require(fmpq(1, 16) <= p[1] <= 64, "input", f"{what}: a Pareto shape lies in [1/16, 64]")
+    return (fam, *p)
 
 
 @kind("lobes")
 def _lobes(i: dict) -> Args:
-    """A law γ on ℝ given by its family and exact parameters (each a law: rate, shape,
-    scale > 0, lo < hi), scales u, v, and increasing sample sizes."""
-    law, fam = i["law"], i["law"]["family"]
-    need = _FAMILY[fam]
-    require(set(law) == {"family", *need}, "input", f"a {fam} law takes exactly {', '.join(need)}")
-    p = {k: rat(str(law[k])) for k in need}
-    ok = p["lo"] < p["hi"] if fam == "uniform" else all(v > 0 for v in p.values())
-    require(ok, "input", f"the {fam} law's parameters do not define a probability law")
+    """Sampled lobes (Lemma 6, Theorem 5): γ, the laws X and X' actually have (γ when absent), u, v,
+    increasing sizes, the paths and the sign test's level δ = 1/k (20 ≤ k ≤ 10¹²), the dependence,
+    and S_n (form, coupling, spectral scales, extra zeros; defaults: symmetric, v, u, 0)."""
     s = i["sizes"]
     require(all(a < b for a, b in zip(s, s[1:])), "input", "sizes must increase strictly")
     limits.over("samples", s[-1], limits.MAX_LOBES, "MAX_LOBES")
-    return Args(family=fam, params=p, u=rat(i["u"]), v=rat(i["v"]), seed=i["seed"], sizes=list(s))
+    gamma = _positive_law(i["law"], "law")
+    delta = rat(i["delta"])
+    require(delta.p == 1 and 20 <= delta.q <= 10 ** 12, "input", "delta must be 1/k with 20 ≤ k ≤ 10^12")
+    S = i.get("S", {"form": "symmetric", "coupling": "0", "scale_pos": i["v"], "scale_neg": i["u"], "extra_zeros": 0})
+    return Args(law=gamma, law_X=_positive_law(i["law_X"], "law_X") if "law_X" in i else gamma,
+                law_Xprime=_positive_law(i["law_Xprime"], "law_Xprime") if "law_Xprime" in i else gamma,
+                u=rat(i["u"]), v=rat(i["v"]), sizes=list(s), paths=i["paths"], delta=delta,
+                dependence=i.get("dependence", "independent"),
+                S={"form": S["form"], "coupling": rat(S["coupling"]), "scale_pos": rat(S["scale_pos"]),
+                   "scale_neg": rat(S["scale_neg"]), "extra_zeros": S["extra_zeros"]})
 
 
 def _law(j: dict) -> tuple:
-    """("atoms", [(v, p), …], m1, m2) or ("gauss", mean, variance > 0, m2); variance 0 is a point mass."""
+    """("atoms", [(v, p), …]) -- a Gaussian of variance 0 is the point mass at its mean --,
+    ("gauss", m, v) with v > 0, or ("pareto", x_m, α, symmetric) with x_m > 0, 1/4 ≤ α ≤ 64."""
     if "gaussian" in j:
         m, v = rat(j["gaussian"]["mean"]), rat(j["gaussian"]["variance"])
         require(v >= 0, "input", "a Gaussian variance must be ≥ 0")
-        if v:
-            return ("gauss", m, v, v + m * m)
-        at = [(m, fmpq(1))]
-    else:
-        at = [(rat(x), rat(p)) for x, p in j["atoms"]]
-        ok = all(p > 0 for _, p in at) and sum(p for _, p in at) == 1 and all(a[0] < b[0] for a, b in zip(at, at[1:]))
-        require(ok, "input", "a finite law needs strictly increasing atoms with positive probabilities summing to 1")
-    return ("atoms", at, sum(p * x for x, p in at), sum(p * x * x for x, p in at))
+        return ("gauss", m, v) if v else ("atoms", [(m, fmpq(1))])
+    if "pareto" in j:
+        xm, a = rat(j["pareto"]["scale"]), rat(j["pareto"]["shape"])
+        require(xm > 0 and fmpq(1, 4) <= a <= 64, "input", "a Pareto law needs scale > 0 and 1/4 ≤ shape ≤ 64")
+        return ("pareto", xm, a, j["pareto"]["symmetric"])
+    at = [(rat(x), rat(p)) for x, p in j["atoms"]]
+    ok = all(p > 0 for _, p in at) and sum(p for _, p in at) == 1 and all(a[0] < b[0] for a, b in zip(at, at[1:]))
+    require(ok, "input", "a finite law needs strictly increasing atoms with positive probabilities summing to 1")
+    return ("atoms", at)
 
 
 @kind("law")
 def _law_input(i: dict) -> Args:
-    """A random matrix with independent entries: L (N × N, model iid) or W_K, W_Q (n × N,
-    model qk); each entry a probability law; the Monte Carlo parameters when sampled."""
+    """A random matrix with exact entry laws: L (N × N, model iid) or W_K, W_Q (n × N, model qk);
+    each entry a probability law -- one law, or the distinct laws once and an index per entry
+    (``distinct`` lists the laws used, so a predicate over every entry costs O(n·N)); ``uniform``
+    the law of a matrix given by one law;
+    ``copies`` {target entry: (source entry, ±1)}: the target is ±the source, so its stated law
+    must be that law, no source is a target, no target twice; the Monte Carlo parameters."""
+    from .sampling import negated
+
     N = i["N"]
-    rows = N if i["model"] == "iid" else i["n"]
-    grids = {}
-    for k in ("L",) if i["model"] == "iid" else ("W_K", "W_Q"):
+    n = i.get("n", 0)
+    rows = N if i["model"] == "iid" else n
+    names = ("L",) if i["model"] == "iid" else ("W_K", "W_Q")
+    grids, uniform, distinct = {}, {}, {}
+    for k in names:
         x = i[k]
         limits.over("entry laws", rows * N, limits.MAX_INLINE_ENTRIES, "MAX_INLINE_ENTRIES")
-        g = [[_law(x)] * N for _ in range(rows)] if isinstance(x, dict) else [[_law(l) for l in r] for r in x]
+        if "index" not in x:   # one law for every entry
+            law = _law(x)
+            grids[k], uniform[k], distinct[k] = [[law] * N for _ in range(rows)], law, [law] if rows * N else []
+            continue
+        table = [_law(l) for l in x["laws"]]   # the distinct laws once; each entry an index into them
+        idx = [[int(i) for i in r.split(",")] if r else [] for r in x["index"]]   # the schema's pattern: digits
+        require(all(i < len(table) for r in idx for i in r), "input", f"{k}: an index is past its laws")
+        g = [[table[i] for i in r] for r in idx]
         require(len(g) == rows and all(len(r) == N for r in g), "input", f"{k} must be {rows}×{N} laws")
-        grids[k] = g
+        grids[k], uniform[k] = g, None
+        used = {i for r in idx for i in r}
+        distinct[k] = [table[i] for i in sorted(used)]
+    copies: dict = {}
+    for c in i.get("copies", []):
+        t, s = tuple(c["entry"]), tuple(c["of"])
+        for e in (t, s):
+            require(e[0] in names and e[1] < rows and e[2] < N, "input", f"copy endpoint {list(e)} is outside the matrices")
+        require(t != s and t not in copies, "input", f"entry {list(t)} is copied twice, or from itself")
+        copies[t] = (s, c["sign"])
+    for t, (s, sign) in copies.items():
+        require(s not in copies, "input", f"entry {list(s)} is itself a copy")
+        src = grids[s[0]][s[1]][s[2]]
+        want = src if sign == 1 else negated(src)
+        require(want is not None and want == grids[t[0]][t[1]][t[2]], "input",
+                f"entry {list(t)} is ±{list(s)}: its stated law must be that law")
     mc = i.get("monte_carlo")
     if mc is not None:
-        require(0 < rat(mc["delta"]) < 1, "input", "monte_carlo.delta must lie in (0, 1)")
-    return Args(N=N, n=i.get("n", 0), model=i["model"], laws=grids, monte_carlo=mc)
+        d = rat(mc["delta"])
+        require(d.p == 1 and 20 <= d.q <= 10 ** 12, "input", "monte_carlo.delta must be 1/k with 20 ≤ k ≤ 10^12")
+    return Args(N=N, n=n, model=i["model"], laws=grids, uniform=uniform, distinct=distinct, copies=copies,
+                monte_carlo=mc)
 
 
 @kind("attention_function")

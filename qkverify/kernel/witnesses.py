@@ -125,15 +125,20 @@ class ThetaPoint:
 
 @dataclass
 class Trend:
-    """The re-drawn sample's points and log-log slope (balls), contained in the stated ones."""
+    """The sign test of a lobes input: ``decreasing`` of ``paths`` re-drawn paths had
+    D_{n_max} < D_{n_min} (or D_{n_max} = 0); ``threshold`` k* (inconsistent iff decreasing ≤ k*)."""
 
-    points: list
-    slope: arb
+    paths: int
+    decreasing: int
+    threshold: int
 
 
 @dataclass
 class Moments:
+    """Lean's four integrals of a law input; ``values[key]`` None when undecided (``why[key]``)."""
+
     values: dict
+    why: dict
 
 
 @dataclass
@@ -144,9 +149,11 @@ class Enumeration:
 
 @dataclass
 class MonteCarlo:
-    """Hoeffding intervals of E[‖S‖²/‖L‖²] and E[‖T‖²/‖L‖²] of the re-drawn sample."""
+    """Hoeffding intervals of E[‖S‖²/‖L‖²] and E[‖T‖²/‖L‖²] of the re-drawn sample, its size and δ."""
 
     intervals: list
+    samples: int
+    delta: fmpq
 
 
 @dataclass
@@ -580,10 +587,24 @@ def _inside(ball: arb, enc: list) -> bool:
 
 @checker("trend")
 def _trend(w: dict, q) -> Trend:
-    pts, slope = SMP.lobes_points(q.args, w["of"])
-    require(len(w["values"]) == len(pts) and all(_inside(b, e) for b, e in zip(pts, w["values"]))
-            and _inside(slope, w["slope"]), "trend witness", "a stated value does not contain the recomputed one")
-    return Trend(pts, slope)
+    """Every path re-drawn (sampler mt19937-lobes/2, seed derived from the input): its stated
+    [bits, outcome] must be what the balls give at ``bits``, after overlapping balls at every lower
+    precision of the ladder; ``overlap`` only at the last precision.  ``decreasing`` = #down + #zero."""
+    a = q.args
+    require(len(w["paths"]) == a["paths"], "trend witness", f"the input has {a['paths']} paths")
+    paths = SMP.draw_paths(a, SMP.seed(q.inp))
+    for k, ((bits, outcome), path) in enumerate(zip(w["paths"], paths)):
+        for b in SMP.PATH_BITS:
+            if b > bits:
+                break
+            got = SMP.path_outcome(a, w["of"], path, b)
+            want = (None if outcome == "overlap" else outcome) if b == bits else None
+            require(got == want and (outcome != "overlap" or bits == SMP.PATH_BITS[-1]), "trend witness",
+                    f"path {k}: at {b} bits the comparison gives {got or 'overlapping balls'}, the witness says "
+                    f"{outcome} at {bits}")
+    down = sum(1 for _, o in w["paths"] if o in ("down", "zero"))
+    require(w["decreasing"] == down, "trend witness", f"{down} paths decreased")
+    return Trend(a["paths"], down, SMP.sign_threshold(a["paths"], a["delta"]))
 
 
 # ---------------------------------------------------------------------------
@@ -592,30 +613,50 @@ def _trend(w: dict, q) -> Trend:
 
 @checker("moments")
 def _moments(w: dict, q) -> Moments:
-    out = SMP.moments(q.args)
-    bad = [k for k, v in out.items() if rat(w[k]) != v]
-    require(not bad, "moments witness", f"{bad[0]} is {qstr(out[bad[0]])}" if bad else "")
-    return Moments(out)
+    """The stated integrals are the kernel's (an integral it leaves undecided is absent)."""
+    out, why = SMP.moments(q.args)
+    want = {k: qstr(v) for k, v in out.items() if v is not None}
+    got = {k: w[k] for k in out if k in w}
+    bad = sorted(set(want) ^ set(got) | {k for k in want if k in got and rat(got[k]) != out[k]})
+    require(not bad, "moments witness", f"{bad[0]} is {want.get(bad[0], 'undecided')}" if bad else "")
+    return Moments(out, why)
 
 
 @checker("enumeration")
 def _enumeration(w: dict, q) -> Enumeration:
-    count, eS, eT = SMP.enumerate_energy(q.args)
-    require((w["patterns"], rat(w["E_ratio_S"]), rat(w["E_ratio_T"])) == (count, eS, eT), "enumeration witness",
-            f"the enumeration gives {count} patterns, E_ratio_S = {qstr(eS)}, E_ratio_T = {qstr(eT)}")
+    """The exact expectations by the stated method, recomputed (docs/CERTIFICATES.md)."""
+    method = w["method"]
+    if method == "patterns":
+        count, eS, eT = SMP.enumerate_energy(q.args)
+        require(w.get("patterns") == count, "enumeration witness", f"the enumeration has {count} patterns")
+    else:
+        require("patterns" not in w, "enumeration witness", "only the patterns method counts patterns")
+        if method == "zero":
+            require(SMP.zero_product(q.args), "enumeration witness", "neither W_K nor W_Q is identically 0")
+            eS = eT = fmpq(0)
+        elif method == "symmetric":
+            eS, eT = SMP.symmetric(q.args)
+        elif method == "convolution":
+            require(q.args["model"] == "iid", "enumeration witness", "the convolution is for iid inputs")
+            eS, eT = SMP.convolution_energy(q.args)
+        else:
+            eS, eT = SMP.one_dimensional(q.args)
+    require((rat(w["E_ratio_S"]), rat(w["E_ratio_T"])) == (eS, eT), "enumeration witness",
+            f"the {method} route gives E_ratio_S = {qstr(eS)}, E_ratio_T = {qstr(eT)}")
     return Enumeration(eS, eT)
 
 
 @checker("monte_carlo")
 def _monte_carlo(w: dict, q) -> MonteCarlo:
-    """The witness states exactly the re-drawn sample's sums, zero count, half-width and intervals."""
-    r = SMP.monte_carlo(q.args)
+    """The witness states exactly the re-drawn sample's sums, zero count, half-width and intervals
+    (seed derived from the input)."""
+    r = SMP.monte_carlo(q.args, SMP.seed(q.inp))
     s, iv = r["sums"], r["intervals"]
     want = {"sum_S": str(s[0]), "sum_T": str(s[1]), "zero_samples": s[2], "halfwidth": qstr(r["halfwidth"]),
             "interval_S": [qstr(x) for x in iv[0]], "interval_T": [qstr(x) for x in iv[1]]}
     bad = [k for k in want if w[k] != want[k]]
     require(not bad, "monte_carlo witness", f"{bad[0]} is {want[bad[0]]} for the re-drawn sample" if bad else "")
-    return MonteCarlo(iv)
+    return MonteCarlo(iv, r["samples"], r["delta"])
 
 
 # ---------------------------------------------------------------------------

@@ -5,25 +5,38 @@ Lean: ``Appendices.MainText.limitProfile``, ``limitB``, ``projP``, ``profile_of_
 ``accumulation_estimates`` (MainText/Accumulation.lean), ``Appendices.proportional_lobes``
 (RandomMatrices/ProportionalLobes.lean).
 
-Sampling is deterministic and exact up to the transcendental inverse CDF: the i-th
-uniform is U = (2k + 1)/2^54 with k = ``random.Random(seed).getrandbits(53)`` (Python's
-Mersenne Twister, identical on every machine), X = F⁻¹(U) is a certified arb ball, and
-the order of the samples is decided exactly from the rationals U (F⁻¹ is monotone).
-X_i and X'_i are drawn alternately from one stream, so the first n samples are nested
-in n as in Lean (the first n terms of the sequences X and X').
+Sampling (sampler ``mt19937-lobes/2``, docs/CERTIFICATES.md) is deterministic and exact up
+to the transcendental inverse CDF: the seed is derived from the input
+(:func:`qkverify.math.montecarlo.derive_seed`), one stream ``random.Random(seed)`` gives the
+uniforms U = (2k + 1)/2^54 with k = ``getrandbits(53)``, path after path; within a path, the
+uniforms of X_i then those of X'_i for i = 0, 1, …, n_max − 1 (so the first n samples are
+nested in n, as in Lean: the first n terms of the sequences X and X').  X = F⁻¹(U) is a
+certified arb ball; sorted lists are enclosed order statistic by order statistic (the i-th
+largest of a set of balls lies between the i-th largest lower end and the i-th largest upper
+end), so no order has to be decided.
 
 Laws (γ on (0, ∞) unless stated):
 
 * ``exponential`` (rate λ): X = −log(U)/λ, E[X²] = 2/λ²;
-* ``gamma`` (integer shape k, scale θ): X = −θ·log(U_1···U_k) (a sum of k exponentials),
+* ``gamma`` (integer shape k from 1 to 64, scale θ): X = −θ·log(U_1···U_k) (a sum of k
+  exponentials -- exact only for an integer shape, so no other shape is accepted),
   E[X²] = k(k + 1)θ²;
-* ``uniform`` on [lo, hi], 0 ≤ lo < hi: X = lo + (hi − lo)U exactly, E[X²] = (lo² + lo·hi + hi²)/3;
-* ``pareto`` (scale x_m > 0, shape α): X = x_m·U^(−1/α), heavy-tailed, E[X²] = αx_m²/(α − 2)
-  for α > 2 and infinite otherwise.
+* ``uniform`` on [lo, hi], lo < hi (lo < 0 puts mass on (−∞, 0]): X = lo + (hi − lo)U exactly,
+  E[X²] = (lo² + lo·hi + hi²)/3;
+* ``pareto`` (scale x_m > 0, shape α with 1/16 ≤ α ≤ 64): X = x_m·U^(−1/α), heavy-tailed,
+  E[X²] = αx_m²/(α − 2) for α > 2 and infinite otherwise.
+
+What a finite sample shows about an almost-sure limit: nothing, strictly (a limit has no
+finite-sample consequence without a rate).  The study tests a finite-size *trend* the theorem
+suggests -- ``P(D_{n_max} < D_{n_min}) ≥ 1/2`` for the distance D_n to the limit -- on
+``paths`` independent sample paths by an exact binomial sign test at level δ
+(:func:`sign_test_threshold`): *consistent* or *inconsistent at level δ*, never a proof or a
+refutation of the theorem.
 """
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass
 from typing import Any
@@ -32,11 +45,20 @@ from flint import arb, ctx, fmpq, fmpq_mat
 
 from ..errors import QKInputError
 
+SAMPLER = "mt19937-lobes/2"
 #: working precision (bits) of the sampled balls
 SAMPLE_BITS = 128
+#: precisions tried, in order, to decide whether a path's distance decreased
+PATH_BITS = (128, 512, 2048)
 #: a uniform is U = k/2^U_BITS with k odd
 U_BITS = 54
 FAMILIES = ("exponential", "gamma", "uniform", "pareto")
+GAMMA_SHAPE_MAX = 64
+PARETO_SHAPE_MIN, PARETO_SHAPE_MAX = fmpq(1, 16), fmpq(64)
+#: sample paths of one experiment, and uniforms drawn in all (paths × n_max × uniforms per pair)
+PATHS_MIN, PATHS_MAX = 8, 1024
+MAX_UNIFORMS = 1 << 21
+MAX_SIZE = 10 ** 6
 
 
 @dataclass(frozen=True)
@@ -73,6 +95,19 @@ class PositiveLaw:
         a, xm = self.p("shape"), self.p("scale")
         return a * xm * xm / (a - 2) if a > 2 else None
 
+    def canonical(self) -> tuple:
+        """The measure, independently of its parametrisation: exponential(λ) is gamma(1, 1/λ)."""
+        if self.family == "exponential":
+            return ("gamma", fmpq(1), 1 / self.p("rate"))
+        if self.family == "gamma":
+            return ("gamma", self.p("shape"), self.p("scale"))
+        return (self.family,) + tuple(v for _, v in sorted(self.params))
+
+    def same(self, other: "PositiveLaw") -> bool:
+        """The two laws are the same measure (exact; the four families are disjoint except
+        exponential = gamma of shape 1)."""
+        return self.canonical() == other.canonical()
+
     def key(self, ks: list[int]) -> int:
         """An integer increasing in the sample, from the odd numerators k of U = k/2^54:
         the exact order of the samples (F⁻¹ is monotone)."""
@@ -86,10 +121,10 @@ class PositiveLaw:
     def sample(self, ks: list[int]) -> arb:
         """F⁻¹ of the uniforms U = k/2^54 as a ball (at the caller's precision)."""
         f = self.family
-        logs = [arb(k).log() - U_BITS * arb(2).log() for k in ks]  # log U, U = k/2^54
         if f == "uniform":
             a, b = self.p("lo"), self.p("hi")
-            return arb(a) + arb(b - a) * arb(ks[0]) / arb(2) ** U_BITS
+            return arb(a) + arb(b - a) * arb(fmpq(ks[0], 1 << U_BITS))
+        logs = [arb(fmpq(k, 1 << U_BITS)).log() for k in ks]  # log U
         if f == "exponential":
             return -logs[0] / arb(self.p("rate"))
         if f == "gamma":
@@ -112,7 +147,9 @@ def _qs(x: fmpq) -> str:
 
 def parse_positive_law(doc: Any, where: str = "law") -> PositiveLaw:
     """A law from ``{"family": "exponential", "rate": "1"}`` (see the module docstring) or a
-    bare family name with default parameters.  QKInputError naming the problem."""
+    bare family name with default parameters.  The gamma shape must be an integer from 1 to 64
+    (JSON integer or integer text: the sampler adds that many exponentials, and no other shape
+    would be sampled exactly); a Pareto shape lies in [1/16, 64].  QKInputError naming the problem."""
     from ..exact.rational import parse_rational
 
     if isinstance(doc, str):
@@ -126,8 +163,11 @@ def parse_positive_law(doc: Any, where: str = "law") -> PositiveLaw:
     if extra:
         raise QKInputError(f"{where}: unknown parameter(s) {sorted(extra)} of a {fam} law")
     ps = {k: parse_rational(doc.get(k, d), f"{where}: {k}") for k, d in need.items()}
-    if fam == "gamma" and (ps["shape"].q != 1 or not 1 <= ps["shape"] <= 64):
-        raise QKInputError(f"{where}: the gamma shape must be an integer from 1 to 64 (a sum of exponentials)")
+    if fam == "gamma" and (ps["shape"].q != 1 or not 1 <= ps["shape"] <= GAMMA_SHAPE_MAX):
+        raise QKInputError(f"{where}: the gamma shape must be an integer from 1 to {GAMMA_SHAPE_MAX} (the sampler "
+                           f"adds that many exponentials; {_qs(ps['shape'])} would not be sampled exactly)")
+    if fam == "pareto" and not PARETO_SHAPE_MIN <= ps["shape"] <= PARETO_SHAPE_MAX:
+        raise QKInputError(f"{where}: the Pareto shape must lie in [1/16, 64], got {_qs(ps['shape'])}")
     if fam == "uniform" and not ps["lo"] < ps["hi"]:
         raise QKInputError(f"{where}: a uniform law needs lo < hi")
     if any(v <= 0 for k, v in ps.items() if k != "lo"):
@@ -157,7 +197,8 @@ class LobeSample:
 
 
 def lobes(law: PositiveLaw, u: fmpq, v: fmpq, seed: int, sizes: list[int], bits: int = SAMPLE_BITS) -> list[LobeSample]:
-    """The sorted lobes at each size (nested samples), as balls at ``bits``."""
+    """The sorted lobes at each size (nested samples, one path from ``seed``), as balls at ``bits``
+    (the exact order of the samples from their uniforms)."""
     nmax = max(sizes)
     draws = uniforms(seed, nmax, law.uniforms_per_sample)
     out = []
@@ -300,3 +341,236 @@ def matrix_cross_check(law: PositiveLaw, u: fmpq, v: fmpq, seed: int, n: int, bi
         balls = profile_from_lobes([arb(t) for t in sorted(xs, reverse=True)],
                                    [arb(t) for t in sorted(ys, reverse=True)], bits)
         return None not in exact and all(bool(b.contains(arb(e))) for b, e in zip(balls, exact))
+
+
+# ---------------------------------------------------------------------------
+# the study: independent sample paths and a sign test of the trend
+
+
+def sign_test_threshold(paths: int, delta: fmpq) -> int:
+    """k* = the largest k with P(Bin(paths, ½) ≤ k) ≤ δ (−1 when even k = 0 has a larger
+    probability), exactly in integers.  If each of ``paths`` independent paths decreases with
+    probability p ≥ ½, then P(#decreasing ≤ k*) ≤ P_{½}(Bin ≤ k*) ≤ δ (the binomial law is
+    stochastically increasing in p): "≤ k* paths decreased" rejects p ≥ ½ at level δ.
+
+    >>> sign_test_threshold(10, fmpq(1, 20))   # P(Bin(10,½) ≤ 1) = 11/1024 ≤ 1/20 < 56/1024
+    1
+    >>> sign_test_threshold(8, fmpq(1, 1000))  # P(Bin(8,½) = 0) = 1/256 > 1/1000
+    -1
+    """
+    acc, k = 0, -1
+    for j in range(paths + 1):
+        acc += math.comb(paths, j)
+        if fmpq(acc, 1 << paths) > delta:
+            return k
+        k = j
+    return k
+
+
+def enclose_sorted_desc(balls: list[arb]) -> list[arb]:
+    """Balls enclosing the order statistics x_(1) ≥ x_(2) ≥ … of any reals x_i ∈ balls[i]: the
+    i-th largest value lies between the i-th largest lower end and the i-th largest upper end
+    (for each t, #{x_j ≥ t} is squeezed between the counts of lower and of upper ends ≥ t).
+    No order between overlapping balls is decided."""
+    los = sorted((b.lower() for b in balls), reverse=True)
+    his = sorted((b.upper() for b in balls), reverse=True)
+    return [lo.union(hi) for lo, hi in zip(los, his)]
+
+
+@dataclass(frozen=True)
+class PathDraws:
+    """The uniforms of one path: ``x[i]`` those of X_i, ``xp[i]`` those of X'_i (odd k of k/2^54)."""
+
+    x: list
+    xp: list
+
+
+def draw_paths(seed: int, paths: int, nmax: int, per_x: int, per_xp: int) -> list[PathDraws]:
+    """The uniforms of every path from one stream (path after path; within a path X_i's then
+    X'_i's uniforms for i = 0, …, nmax − 1)."""
+    rng = random.Random(seed)
+    draw = lambda k: [2 * rng.getrandbits(U_BITS - 1) + 1 for _ in range(k)]  # noqa: E731
+    out = []
+    for _ in range(paths):
+        xs, xps = [], []
+        for _ in range(nmax):
+            xs.append(draw(per_x))
+            xps.append(draw(per_xp))
+        out.append(PathDraws(xs, xps))
+    return out
+
+
+@dataclass(frozen=True)
+class MatrixSpec:
+    """The random matrices S_n of Theorem 5: ``form`` ``symmetric`` or ``triangular`` (coupling q),
+    the scales s₊, s₋ of its spectrum (positive eigenvalues s₊X_i, negative −s₋X'_i; Lean's hspec
+    asks s₊ = v, s₋ = u) and the extra zero eigenvalues k (N_n = 2n + k; Lean's hNn asks k ≥ 0)."""
+
+    form: str = "symmetric"
+    coupling: fmpq = fmpq(0)
+    scale_pos: fmpq | None = None
+    scale_neg: fmpq | None = None
+    extra_zeros: int = 0
+
+
+class LobeModel:
+    """What a lobes input says about X, X' and S_n (duck-typed on
+    :class:`~qkverify.io.law_inputs.LobesInput`): the laws actually sampled, the dependence, and
+    S_n's form, spectral scales and extra zeros."""
+
+    def __init__(self, inp):
+        self.inp = inp
+        self.law_x = inp.law_X or inp.law
+        self.law_xp = inp.law_Xprime or inp.law
+        self.rho = fmpq(inp.u) / fmpq(inp.v) if inp.v != 0 else fmpq(0)  # Lean: u / 0 = 0
+        S = inp.S
+        self.form, self.q, self.k = S.form, S.coupling, S.extra_zeros
+        self.sp = S.scale_pos if S.scale_pos is not None else fmpq(inp.v)
+        self.sn = S.scale_neg if S.scale_neg is not None else fmpq(inp.u)
+
+    def values(self, d: PathDraws, n: int) -> tuple[list[arb], list[arb]]:
+        """X_{<n} and X'_{<n} as balls at the current precision (``repeated``: X_i = X_0)."""
+        if self.inp.dependence == "repeated":
+            x0, xp0 = self.law_x.sample(d.x[0]), self.law_xp.sample(d.xp[0])
+            return [x0] * n, [xp0] * n
+        return [self.law_x.sample(k) for k in d.x[:n]], [self.law_xp.sample(k) for k in d.xp[:n]]
+
+    def lemma6(self, X: list[arb], Xp: list[arb]) -> arb:
+        """δ_n = ‖β − ρα‖/‖α‖, α = sortDesc(v·X), β = sortDesc(u·X') (Lean's x/0 = 0 when α = 0
+        exactly, i.e. v = 0; a ball around 0 in the denominator otherwise leaves it undecided)."""
+        a = enclose_sorted_desc([arb(self.inp.v) * x for x in X])
+        b = enclose_sorted_desc([arb(self.inp.u) * x for x in Xp])
+        r = arb(self.rho)
+        num = sum((_sq(y - r * x) for x, y in zip(a, b)), arb(0))
+        den = sum((_sq(x) for x in a), arb(0))
+        if den == 0:
+            return arb(0)
+        return (num / den).sqrt()
+
+    def spectrum(self, X: list[arb], Xp: list[arb]) -> tuple[list[arb], arb, arb]:
+        """(eigenvalues of symPart S_n, ‖S_n‖², ‖skewPart S_n‖²).  S_n: the sequence
+        (s₊X_0, −s₋X'_0, s₊X_1, −s₋X'_1, …) cut to N_n = 2n + k entries when k < 0; ``symmetric``:
+        any symmetric matrix with that spectrum (and k ≥ 0 zeros); ``triangular`` (coupling q):
+        block diagonal with 2×2 blocks [[p, q·p], [0, m]] over consecutive pairs (p, m) of the
+        sequence (a last unpaired entry is a 1×1 block), whose characteristic roots are the
+        sequence.  A 2×2 block has symPart eigenvalues (p + m)/2 ± √(((p − m)/2)² + (qp/2)²),
+        ‖block‖² = p² + m² + q²p², ‖skewPart‖² = q²p²/2."""
+        seq = []
+        for x, y in zip(X, Xp):
+            seq += [arb(self.sp) * x, -arb(self.sn) * y]
+        if self.k < 0:
+            seq = seq[:max(len(seq) + self.k, 0)]
+        q = arb(self.q)
+        if self.form != "triangular" or self.q == 0:
+            return seq, sum((_sq(t) for t in seq), arb(0)), arb(0)
+        eig, F, T = [], arb(0), arb(0)
+        for i in range(0, len(seq), 2):
+            p = seq[i]
+            if i + 1 == len(seq):
+                eig.append(p)
+                F += _sq(p)
+                continue
+            m = seq[i + 1]
+            c, r = (p + m) / 2, (_sq((p - m) / 2) + _sq(q * p / 2)).sqrt()
+            eig += [c + r, c - r]
+            F += _sq(p) + _sq(m) + _sq(q * p)
+            T += _sq(q * p) / 2
+        return eig, F, T
+
+    def theorem5(self, X: list[arb], Xp: list[arb]) -> arb:
+        """‖π(S_n) − limitProfile ρ‖₂ with π(S) = (‖T‖², 2⟨α,β⟩, ‖(α−β)₊‖², ‖(β−α)₊‖²)/‖S‖²
+        (Definition 6; α, β the sorted positive and negative parts of symPart's spectrum)."""
+        eig, F, T = self.spectrum(X, Xp)
+        a = enclose_sorted_desc([pos(e) for e in eig])
+        b = enclose_sorted_desc([pos(-e) for e in eig])
+        prof = [T, 2 * sum((x * y for x, y in zip(a, b)), arb(0)),
+                sum((_sq(pos(x - y)) for x, y in zip(a, b)), arb(0)),
+                sum((_sq(pos(y - x)) for x, y in zip(a, b)), arb(0))]
+        prof = [t / F for t in prof] if F != 0 else [arb(0)] * 4  # Lean: x/0 = 0 for S_n = 0
+        return sum((_sq(t - arb(c)) for t, c in zip(prof, limit_profile(self.rho))), arb(0)).sqrt()
+
+    def quantity(self, what: str, d: PathDraws, n: int) -> arb:
+        X, Xp = self.values(d, n)
+        return self.lemma6(X, Xp) if what == "delta" else self.theorem5(X, Xp)
+
+
+def path_outcome(model: LobeModel, what: str, d: PathDraws, n_lo: int, n_hi: int) -> tuple[int, str]:
+    """(bits, outcome) for one path: ``zero`` when D_{n_hi} is exactly 0 (the limit is reached,
+    e.g. Lean's x/0 = 0 at v = 0); else, at the first precision of PATH_BITS where the balls of
+    D_{n_hi} and D_{n_lo} are disjoint, ``down`` (D_{n_hi} < D_{n_lo}) or ``up`` (D_{n_hi} > D_{n_lo});
+    ``overlap`` at the last precision when they never are (equal distances -- e.g. X_i = X_0 --
+    count as not decreasing).  The trend event is {D_{n_hi} < D_{n_lo}} ∪ {D_{n_hi} = 0}: ``down``
+    and ``zero``."""
+    for bits in PATH_BITS:
+        with ctx.workprec(bits):
+            lo, hi = model.quantity(what, d, n_lo), model.quantity(what, d, n_hi)
+            if hi == 0:
+                return bits, "zero"
+            if not (lo.is_finite() and hi.is_finite()):
+                continue
+            if hi < lo:
+                return bits, "down"
+            if hi > lo:
+                return bits, "up"
+    return PATH_BITS[-1], "overlap"
+
+
+@dataclass(frozen=True)
+class TrendResult:
+    """The sign test of one lobes input: ``outcomes`` per path ((bits, down/up/overlap)),
+    ``decreasing`` = #down + #zero, ``threshold`` k* (:func:`sign_test_threshold`); ``medians`` the
+    float medians of the quantity at each size (display only)."""
+
+    what: str
+    paths: int
+    sizes: tuple
+    delta: fmpq
+    seed: int
+    outcomes: list
+    decreasing: int
+    threshold: int
+    medians: list
+
+    @property
+    def consistent(self) -> bool:
+        return self.decreasing > self.threshold
+
+    def witness(self) -> dict:
+        return {"kind": "trend", "of": self.what, "paths": [[b, o] for b, o in self.outcomes],
+                "decreasing": self.decreasing}
+
+    def sample_record(self) -> dict:
+        from .montecarlo import SEED_DERIVATION
+
+        return {"seed": self.seed, "seed_derivation": SEED_DERIVATION, "confidence": _qs(1 - self.delta),
+                "test": "sign-trend", "statistic": {"paths": self.paths, "decreasing": self.decreasing,
+                                                    "reject_at_most": self.threshold,
+                                                    "sizes": [self.sizes[0], self.sizes[-1]]}}
+
+
+def check_study_cost(paths: int, nmax: int, per_pair: int) -> None:
+    """QKInputError naming the cap when paths × n_max × (uniforms per pair) > MAX_UNIFORMS."""
+    if paths * nmax * per_pair > MAX_UNIFORMS:
+        raise QKInputError(f"{paths} paths × n = {nmax} × {per_pair} uniforms per pair exceed the study's cap of "
+                           f"{MAX_UNIFORMS} uniforms (fewer paths or smaller sizes)")
+
+
+def trend_test(inp, what: str, seed: int, with_medians: bool = True) -> TrendResult:
+    """Draw ``inp.paths`` paths, decide for each whether D_{n_max} < D_{n_min} (``what``:
+    ``delta`` for Lemma 6, ``distance`` for Theorem 5) and apply the sign test at level
+    ``inp.delta``.  Deterministic in ``seed`` (derived from the input)."""
+    model = LobeModel(inp)
+    sizes = tuple(inp.sizes)
+    px, pxp = model.law_x.uniforms_per_sample, model.law_xp.uniforms_per_sample
+    check_study_cost(inp.paths, sizes[-1], px + pxp)
+    draws = draw_paths(seed, inp.paths, sizes[-1], px, pxp)
+    outcomes = [path_outcome(model, what, d, sizes[0], sizes[-1]) for d in draws]
+    medians = []
+    if with_medians:
+        with ctx.workprec(SAMPLE_BITS):
+            for n in sizes:
+                vals = sorted(float(model.quantity(what, d, n).mid()) for d in draws)
+                medians.append(vals[len(vals) // 2])
+    down = sum(1 for _, o in outcomes if o in ("down", "zero"))
+    return TrendResult(what, inp.paths, sizes, fmpq(inp.delta), seed, outcomes, down,
+                       sign_test_threshold(inp.paths, fmpq(inp.delta)), medians)

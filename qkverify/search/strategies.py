@@ -693,6 +693,8 @@ def law_input(draw, model: str, max_dim: int = 3, drop: str | None = None):
         n = N + draw(st.integers(1, 2))
         nondeg = st.sampled_from((1, 2, fmpq(1, 4))).map(lambda v: _B().GaussianLaw(fmpq(v)))
         return LawInput("qk", N, n=n, law_K=draw(nondeg), law_Q=draw(nondeg))
+    if draw(st.integers(0, 5)) == 0:   # dependent entries (copies): what hIndep / hindep exclude
+        return draw(_dependent_law_input(model, N))
     if model == "iid":
         branch = draw(st.integers(0, 5))
         if branch < 4:
@@ -714,6 +716,23 @@ def law_input(draw, model: str, max_dim: int = 3, drop: str | None = None):
 
     assume(_enumerable(inp))
     return inp
+
+
+@st.composite
+def _dependent_law_input(draw, model: str, N: int):
+    """Dependent entries by copies (sampling branch): iid L_ji = L_ij for every i < j (L symmetric), or
+    qk W_Q = W_K (a tied head, L = W_Kᵀ W_K) -- both decided exactly (E[‖S‖²/‖L‖²] = P(L ≠ 0)) for
+    any laws, Gaussian ones included."""
+    from ..io.inputs import LawInput
+
+    law = draw(st.one_of(mean_zero_two_point(), centered_gaussian()))
+    if model == "iid":
+        N = max(N, 2)
+        cps = tuple((("L", j, i), ("L", i, j), 1) for i in range(N) for j in range(i + 1, N))
+        return LawInput("iid", N, law=law, copies=cps)
+    n = draw(st.integers(1, N))
+    cps = tuple((("W_Q", r, c), ("W_K", r, c), 1) for r in range(n) for c in range(N))
+    return LawInput("qk", N, n=n, law_K=law, law_Q=law, copies=cps)
 
 
 @st.composite

@@ -2,9 +2,12 @@
 Exactly: ``profile_of_spectrum`` and ``accumulation_estimates`` on vector inputs (square roots
 compared by squaring), ``limitProfile``, ``projP``, Θ and the edges on ``rho`` inputs; b(ρ) =
 2ρ/(1 + ρ²) monotone and onto by Sturm counts of the roots of its derivative's numerator.
-Empirically, on ``lobes`` inputs: the kernel redraws the sample from the seed (Mersenne Twister,
-U = k/2^54), recomputes each point as a ball and the log-log slope; the limit is supported when
-the slope is negative."""
+Empirically, on ``lobes`` inputs: the ``trend`` fact (every path redrawn from the seed derived
+from the input, sampler mt19937-lobes/2) and the sign test of the trend P(D_{n_max} < D_{n_min})
+≥ 1/2 at the input's level δ -- consistent / inconsistent, never holds or fails: a finite sample
+neither proves nor refutes an almost-sure limit.  Every hypothesis is decided on the input
+(law_X / law_Xprime, dependence, S's form, scales and extra zeros); measurability holds on every
+lobes input (X_i = F⁻¹(U_i)) and no input violates it alone (lean_map: unprobeable)."""
 
 from __future__ import annotations
 
@@ -12,8 +15,9 @@ from flint import fmpq, fmpq_poly
 
 from ..algebra import sturm_count
 from ..derive import Ctx
+from .. import sampling as SMP
 from ..lean import div as lean_div
-from ..jsonio import Undecided, require
+from ..jsonio import Undecided, qstr, require
 from ..sampling import limit_profile
 from ..table import MT, A, dfn, predicate, thm
 from .moments import X, _S_in, other
@@ -31,9 +35,12 @@ _pos = lambda v: max(v, fmpq(0))  # noqa: E731
 
 
 def _roots_eq(q: Ctx) -> bool:
-    """det(tI − S) = Π(t − x_i)·Π(t + y_i)·t^(k − 2n); the S_n of a lobes input have that spectrum."""
+    """det(tI − S) = Π(t − x_i)·Π(t + y_i)·t^(k − 2n); on a lobes input, the roots of S_n are
+    s₊X_i, −s₋X'_i and k zeros: hspec iff s₊ = v, s₋ = u and k ≥ 0 (with N_n < 2n the multisets
+    have different sizes for n ≥ 1)."""
     if q.kind == "lobes":
-        return True
+        S = q.arg("S")
+        return S["scale_pos"] == q.arg("v") and S["scale_neg"] == q.arg("u") and S["extra_zeros"] >= 0
     (x, y), S = _plain(q), _S_in(q)
     if 2 * len(x) > S.nrows():
         return False
@@ -148,40 +155,53 @@ for _n, _k, _b_, _f in (
 
 
 # -- the sampled limits ------------------------------------------------------------------
-_law = lambda q: (q.arg("family"), q.arg("params"))  # noqa: E731
 
 
-def _second_moment(q: Ctx) -> fmpq | None:
-    f, p = _law(q)
+def _second_moment(law: tuple) -> fmpq | None:
+    """∫ y² dγ, None when infinite."""
+    f = law[0]
     if f == "pareto":
-        return p["shape"] * p["scale"] ** 2 / (p["shape"] - 2) if p["shape"] > 2 else None
-    return {"exponential": lambda: 2 / p["rate"] ** 2, "gamma": lambda: p["shape"] * (p["shape"] + 1) * p["scale"] ** 2,
-            "uniform": lambda: (p["lo"] ** 2 + p["lo"] * p["hi"] + p["hi"] ** 2) / 3}[f]()
+        return law[2] * law[1] ** 2 / (law[2] - 2) if law[2] > 2 else None
+    if f == "exponential":
+        return 2 / law[1] ** 2
+    if f == "gamma":
+        return law[1] * (law[1] + 1) * law[2] ** 2
+    return (law[1] ** 2 + law[1] * law[2] + law[2] ** 2) / 3
+
+
+def _same(a: tuple, b: tuple) -> bool:
+    """The same measure: exponential(λ) is gamma(1, 1/λ)."""
+    canon = lambda l: ("gamma", fmpq(1), 1 / l[1]) if l[0] == "exponential" else \
+        (("gamma", fmpq(l[1]), l[2]) if l[0] == "gamma" else l)  # noqa: E731
+    return canon(a) == canon(b)
 
 
 def _trend(q: Ctx, what: str) -> bool:
-    """Empirical: the trend fact (the re-drawn points and slope, inside the stated ones);
-    consistent with the limit when the slope is < 0."""
-    slope = q.fact("trend", what).slope
+    """The sign test of the trend fact: consistent iff more than k* paths decreased."""
+    t = q.fact("trend", what)
+    a = q.args
     q.empirical = True
-    q.sample = {"statistic": "loglog_slope", "seed": "input.seed"}
-    if bool(slope.upper() < 0) or bool(slope.lower() >= 0):
-        return bool(slope.upper() < 0)
-    raise Undecided("the fitted slope's enclosure contains 0")
+    q.sample = {"seed": SMP.seed(q.inp), "seed_derivation": SMP.SEED_DERIVATION, "confidence": qstr(1 - a["delta"]),
+                "test": "sign-trend", "statistic": {"paths": t.paths, "decreasing": t.decreasing,
+                                                    "reject_at_most": t.threshold,
+                                                    "sizes": [a["sizes"][0], a["sizes"][-1]]}}
+    return t.decreasing > t.threshold
 
 
 for _p, _f in (("u_pos", lambda q: q.arg("u") > 0), ("v_pos", lambda q: q.arg("v") > 0),
-               ("gamma_positive", lambda q: _law(q)[0] != "uniform" or _law(q)[1]["lo"] >= 0),
-               ("second_moment_finite", lambda q: _second_moment(q) is not None),
-               ("second_moment_pos", lambda q: (_second_moment(q) or 1) > 0)):
+               ("gamma_positive", lambda q: q.arg("law")[0] != "uniform" or q.arg("law")[1] >= 0),
+               ("second_moment_finite", lambda q: _second_moment(q.arg("law")) is not None),
+               ("second_moment_pos", lambda q: (_second_moment(q.arg("law")) or 1) > 0),
+               ("X_measurable", lambda q: q.kind == "lobes"), ("Xprime_measurable", lambda q: q.kind == "lobes"),
+               ("samples_independent", lambda q: q.arg("dependence") == "independent"),
+               ("X_law_gamma", lambda q: _same(q.arg("law_X"), q.arg("law"))),
+               ("Xprime_law_gamma", lambda q: _same(q.arg("law_Xprime"), q.arg("law"))),
+               ("Nn_ge_two_n", lambda q: q.arg("S")["extra_zeros"] >= 0),
+               ("Sn_symmetric", lambda q: q.arg("S")["form"] == "symmetric" or q.arg("S")["coupling"] == 0)):
     predicate(_p, _f)
-# the sampler's properties: X_i, X'_i measurable functions of independent uniforms, each with the drawn
-# law γ; S_n any symmetric matrix with the sampled spectrum and N_n = 2n
-for _p in ("X_measurable", "Xprime_measurable", "samples_independent", "X_law_gamma", "Xprime_law_gamma", "Nn_ge_two_n"):
-    predicate(_p, lambda q: q.kind == "lobes")
 SAMPLE = (("hu", "u_pos"), ("hv", "v_pos"), ("hX", "X_measurable"), ("hX'", "Xprime_measurable"),
           ("hindep", "samples_independent"), ("hXlaw", "X_law_gamma"), ("hX'law", "Xprime_law_gamma"),
           ("hγpos", "gamma_positive"), ("hM", "second_moment_finite"), ("hMpos", "second_moment_pos"))
 thm(A + "proportional_lobes", L6, LOBES, SAMPLE, lambda q: _trend(q, "delta"))
-thm(MT + "accumulation", T5, LOBES, SAMPLE + (("hNn", "Nn_ge_two_n"), ("hSsymm", "S_symmetric"),
+thm(MT + "accumulation", T5, LOBES, SAMPLE + (("hNn", "Nn_ge_two_n"), ("hSsymm", "Sn_symmetric"),
                                               ("hspec", "spectrum_eq")), lambda q: _trend(q, "distance"))
