@@ -450,7 +450,7 @@ def test_gguf_head_needs_only_row_reads(tmp_path, monkeypatch):
     reader = gg.GGUFReader(vm.path)
     tensors = {x.name: x for x in reader.tensors}
 
-    def read_slice(path, t):
+    def read_slice(path, t, max_entries=None):
         A = exact_gguf_matrix(tensors[t["name"]])
         a, b = t.get("rows") or t.get("cols")
         S = A[a:b] if "rows" in t else A[:, a:b]

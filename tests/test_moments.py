@@ -145,7 +145,8 @@ def test_mirror_with_y_and_c_and_odd_length():
                                                    "sum_iotaMap_mul_iotaMap", "sum_iotaMap_mul"}
     assert run.verdict == "holds" and kernel(run).status == "valid"
     run = evaluate("MemLambdaSet", vec([1, -2, 3]))
-    assert val(run, "iotaMap") == [-3, 2, -1] and val(run, "MemLambdaSet") is False
+    # MemLambdaSet takes x : Fin (2m) → ℝ: on ℝ³ it is not of its type, so not evaluated (issue 18)
+    assert val(run, "iotaMap") == [-3, 2, -1] and "MemLambdaSet" not in {r.meta.check for r in run.records}
 
 
 def test_head_square_norm_lemma10_by_hand():

@@ -79,7 +79,8 @@ def test_check_out_dir_and_default(work):
 def test_default_out_is_qkverify_out(work, args, where):
     """No --out: everything goes under ./qkverify-out/<command>/, never certificates/ (issue 19)."""
     r, new = run_in(work, args)
-    assert r.returncode in (0, 1), r.stderr
+    # 3: spectrum's Lemma 9 Σ'-equalities are undecided (never certified by enclosures, format 3)
+    assert r.returncode in (0, 1, 3), r.stderr
     assert new and all(p.parts[:2] == ("qkverify-out", where) for p in new), sorted(map(str, new))[:5]
 
 

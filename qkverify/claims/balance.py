@@ -236,7 +236,12 @@ def _posdef_on(s: Subject) -> bool:
     """posDefOn (symPart L) V: G = V S Vᵀ (x = Vᵀc) is positive semidefinite with rank dim V,
     decided by LDLᵀ (Lean binder ``hV``)."""
     V = s.inp.V
-    inn = inertia_ldlt(V * sym_part(s.inp.L) * V.transpose())
+    G = V * sym_part(s.inp.L) * V.transpose()
+    inn = inertia_ldlt(G)
+    from ..math.regimes import definiteness
+
+    # the kernel does not take determinants: it checks G's LDLᵀ (or an x with xᵀGx ≤ 0)
+    s.witness(dict(definiteness(G).witness, of="VSVt"))
     return inn.n_neg == 0 and inn.n_pos == _dim_V(s)
 
 

@@ -96,8 +96,9 @@ def _mem(s: Subject) -> bool:
 @declaration_check("MemLambdaSet", VEC)
 def _MemLambdaSet(s: Subject) -> DeclResult:
     """Membership by the four fields, against monotone + unit + exactly m negative and m positive
-    entries (the characterisation GramForm's proof uses)."""
-    x = vec(s)
+    entries (the characterisation GramForm's proof uses).  x : Fin (2m) → ℝ: an odd length is
+    not of the declaration's type (not evaluated)."""
+    x = vec2m(s)
     m = len(x) // 2
     alt = (len(x) % 2 == 0 and all(x[i] <= x[i + 1] for i in range(len(x) - 1))
            and Mo.sum_sq(x) == 1 and sum(t.sign() < 0 for t in x) == m and sum(t.sign() > 0 for t in x) == m)

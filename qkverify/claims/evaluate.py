@@ -93,6 +93,13 @@ class StatementRun:
     def certificate(self, display: dict | None = None) -> dict:
         """The format-3 certificate of this run (witnesses sorted by kind and subject)."""
         ws = [self.subject.witnesses[k] for k in sorted(self.used, key=lambda k: (k[0], str(k[1])))]
+        B = getattr(self.subject.inp, "B", None) if self.subject.kind == "head" else None
+        if B is not None:  # "b : a basis of C": the kernel takes no inverse, it multiplies this one back
+            from ..exact.rational import fmpq_str
+
+            ws.append({"kind": "inverse", "of": "B", "rows": [[fmpq_str(B.inv()[i, j]) for j in range(B.ncols())]
+                                                           for i in range(B.nrows())]})
+            ws.sort(key=lambda w: (w["kind"], str(w.get("of"))))
         disp = {"label": self.statement.label, "statement": self.statement.text}
         disp.update(display or {})
         inp = self.subject.inp.to_json2()

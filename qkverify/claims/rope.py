@@ -57,16 +57,13 @@ def _k(s: Subject) -> int:
 
 def _L0_inverse(s: Subject) -> fmpq_mat:
     """L_0⁻¹ as a matrix: G_0⁻¹, or Mathlib's ``Matrix.inv`` of a singular G_0, the zero matrix (the
-    reading of T_d = L_0⁻¹ L_d used when h0 is dropped: Lean's ``ropeT`` itself needs h0)."""
+    reading of T_d = L_0⁻¹ L_d used when h0 is dropped: Lean's ``ropeT`` itself needs h0), with the
+    inverse witness of B0 (rows, or a null vector) the kernel reads T_d from."""
     def build():
-        from ..math.moments import lean_inverse
-
-        Y, v = lean_inverse(_G(s)[0])
-        if Y is None:
-            n = _G(s)[0].nrows()
-            s.witness({"kind": "inverse", "of": "B0", "null": [str(V.exact(c)["exact"]) for c in v]})
-            return fmpq_mat(n, n)
-        return Y
+        G0 = _G(s)[0]
+        if _inverse_witness(s, G0, "B0"):
+            return G0.inv()
+        return fmpq_mat(G0.nrows(), G0.nrows())
 
     return s.memo("L0inv", build)
 
@@ -188,13 +185,29 @@ def rope_report(s: Subject) -> dict:
 
 # -- predicates -----------------------------------------------------------------------------------
 
+def _inverse_witness(s: Subject, X, of: str) -> bool:
+    """Whether X is invertible, with the witness the kernel multiplies back: X⁻¹, or a nonzero
+    integer v with X·v = 0 (then Lean's X⁻¹ is 0)."""
+    from ..exact.rational import fmpq_str
+
+    if X.det() != 0:
+        Y = X.inv()
+        s.witness({"kind": "inverse", "of": of, "rows": [[fmpq_str(Y[i, j]) for j in range(Y.ncols())]
+                                                        for i in range(Y.nrows())]})
+        return True
+    K, _ = X.numer_denom()[0].nullspace()
+    s.witness({"kind": "inverse", "of": of, "null": [str(K[i, 0]) for i in range(K.nrows())]})
+    return False
+
+
 @predicate("B0_nondegenerate")
 def _h0(s: Subject) -> bool:
-    """B_0 is nondegenerate (binder ``h0``): det G_0 ≠ 0; for a real head det A·det B ≠ 0."""
+    """B_0 is nondegenerate (binder ``h0``): det G_0 ≠ 0; for a real head det A·det B ≠ 0 (each
+    with its inverse witness)."""
     if s.kind == "forms":
-        return _G(s)[0].det() != 0
+        return _inverse_witness(s, _G(s)[0], "B0")
     h = _head(s)
-    return h.A.det() != 0 and h.B.det() != 0
+    return _inverse_witness(s, h.A, "WK_H") and _inverse_witness(s, h.B, "WQ_H")
 
 
 @predicate("k_ge_two")

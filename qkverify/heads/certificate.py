@@ -133,18 +133,56 @@ _HINT = re.compile(r"[^/\\\x00-\x1f][^\\\x00-\x1f]{0,1023}")
 STATEMENTS = (("heads_have_balanced_attention", ""), ("profile", ".profile"))
 
 
+#: the row's exact values: never in a certificate's display (display holds labels and float
+#: figures only, issue 18); the records state them (profileA) and the kernel re-derives them, and
+#: a rerun that resumes a head takes them back from the records (:func:`exact_fields`)
+EXACT_ROW_KEYS = ("a_exact", "symmetric_energy_exact", "random_baseline")
+
+
+def display_row(values: dict) -> dict:
+    """The head's row as a certificate displays it: without its exact values."""
+    return {k: v for k, v in values.items() if k not in EXACT_ROW_KEYS}
+
+
+def exact_fields(row: dict, profile_cert: dict) -> dict:
+    """The exact values of a head's row, re-derived from its Definition 6 certificate: a from
+    the profileA record, 1 − a, and the random baseline (N + 1)/(2N) (a row without ``a`` --
+    L = 0 -- has none)."""
+    from fractions import Fraction
+
+    if "a" not in row:
+        return {}
+    a = next(Fraction(d["value"]["exact"]) for d in profile_cert["declarations"] if d["check"] == "profileA")
+    N = int(row["N"])
+    fs = lambda x: str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"  # noqa: E731
+    return {"a_exact": fs(a), "symmetric_energy_exact": fs(1 - a), "random_baseline": fs(Fraction(N + 1, 2 * N))}
+
+
+def with_exact(values: dict, exact: dict) -> dict:
+    """``values`` with the exact fields put back where the producer's row has them (each after
+    its float: a, symmetric_energy, then the baseline)."""
+    after = {"a": ("a_exact",), "symmetric_energy": ("symmetric_energy_exact", "random_baseline")}
+    out: dict = {}
+    for k, v in values.items():
+        out[k] = v
+        for e in after.get(k, ()):
+            if e in exact:
+                out[e] = exact[e]
+    return out
+
+
 def certificates_for(res: dict, source: dict, values: dict, weights_dir: Path | str | None = None,
                      cert_dir: Path | str | None = None) -> list[tuple[str, dict]]:
     """(file suffix, certificate) for Theorem 3 and Definition 6 on this head.  ``values`` (the
     head's table row without its float64 columns, and the producer options) go into the
-    display, where a rerun finds them to resume.  With ``weights_dir`` (the directory of the
-    weights files) and ``cert_dir`` (where the certificates are written) each tensor records
-    a ``path_hint`` (:func:`path_hints`)."""
+    display without their exact values (:func:`display_row`), where a rerun finds them to
+    resume.  With ``weights_dir`` (the directory of the weights files) and ``cert_dir`` (where
+    the certificates are written) each tensor records a ``path_hint`` (:func:`path_hints`)."""
     row = res["row"]
     inp = weights_head(res, source, path_hints(source, weights_dir, cert_dir))
     disp = {"name": f"{row['model']} layer {row['layer']} head {row['head']}", "model": row["model"],
             "layer": row["layer"], "head": row["head"], "kv_head": row["kv_head"],
-            "arch": source.get("arch", ""), "row": values}
+            "arch": source.get("arch", ""), "row": display_row(values)}
     return [(suffix, evaluate(st, inp).certificate(disp)) for st, suffix in STATEMENTS]
 
 

@@ -164,6 +164,13 @@ def reusable_result(path: Path, rec, cfg: RunConfig, first: bool) -> dict | None
         return None
     if not same:
         return None
+    try:  # the exact values are not in the display (issue 18): from the Definition 6 certificate's records
+        from .certificate import exact_fields, with_exact
+
+        prof = json.loads(Path(str(path).replace(".json", ".profile.json")).read_text(encoding="utf-8"))
+        values = with_exact(values, exact_fields(values, prof))
+    except (OSError, ValueError, KeyError, StopIteration, TypeError):
+        return None
     row = {k: v for k, v in values.items() if k != OPTIONS_KEY}
     if cfg.compare_float:
         float_columns(rec, row, cfg.cut)

@@ -1,11 +1,16 @@
-"""Exact real numbers for the kernel: rationals, roots of integer polynomials
-in isolating intervals, and certified enclosures; root counting.
+"""Exact real numbers for the kernel: rationals, roots of integer polynomials in isolating
+intervals, and certified enclosures; root counting.
 
-A :class:`Root` is the unique root of a square-free integer polynomial in a
-rational interval ``[lo, hi]`` with ``lo < hi`` and a sign change -- the
-witness checkers only build one after checking that.  Comparisons between
-rationals and roots are decided exactly (bisection by exact signs; equality
-through the gcd of the two polynomials), so they never need a tolerance.
+A :class:`Root` is the unique root of an integer polynomial f in a rational interval
+``[lo, hi]``, lo < hi, with a sign change -- a witness checker builds one only after a count
+shows f has no other root there.  The kernel never bisects: a rational and a Root are
+compared by one exact sign (f keeps the sign of f(lo) below the root and the other sign
+above it); two Roots by their intervals when these are disjoint, and by the gcd of their
+polynomials when they meet -- equal if the gcd has a root where they meet, otherwise the
+certificate's intervals do not separate them and the comparison is undecided.
+
+Root counts use one rule everywhere (:func:`roots_in`): Sturm's theorem on the square-free
+part, with each endpoint counted exactly when the interval is closed there.
 """
 
 from __future__ import annotations
@@ -15,9 +20,6 @@ from dataclasses import dataclass
 from flint import arb, ctx, fmpq, fmpq_poly, fmpz_poly
 
 from .jsonio import Undecided
-
-#: bisection steps allowed for one comparison before answering "undecided"
-MAX_BISECTIONS = 4000
 
 
 def precision(bits: int):
@@ -41,28 +43,22 @@ def sign_at(f: fmpz_poly | fmpq_poly, x: fmpq) -> int:
     return (v > 0) - (v < 0)
 
 
+def mirror(f: fmpz_poly) -> fmpz_poly:
+    """f(−x)."""
+    return fmpz_poly([c if k % 2 == 0 else -c for k, c in enumerate(f.coeffs())])
+
+
 @dataclass
 class Root:
-    """The unique root of ``f`` (square-free) in ``[lo, hi]``, lo < hi, f(lo)·f(hi) < 0."""
+    """The unique root of ``f`` in ``[lo, hi]``, lo < hi, f(lo)·f(hi) < 0."""
 
     f: fmpz_poly
     lo: fmpq
     hi: fmpq
 
-    def bisect(self) -> None:
-        mid = (self.lo + self.hi) / 2
-        s = sign_at(self.f, mid)
-        if s == 0:  # a rational root: callers see lo == hi
-            self.lo = self.hi = mid
-        elif s == sign_at(self.f, self.lo):
-            self.lo = mid
-        else:
-            self.hi = mid
-
     def neg(self) -> "Root":
         """−x, as the root of f(−x) in [−hi, −lo]."""
-        g = fmpz_poly([c if k % 2 == 0 else -c for k, c in enumerate(self.f.coeffs())])
-        return Root(g, -self.hi, -self.lo)
+        return Root(mirror(self.f), -self.hi, -self.lo)
 
 
 @dataclass(frozen=True)
@@ -73,10 +69,18 @@ class Box:
     lo: fmpq
     hi: fmpq
     nonzero: bool = False
-    cell: tuple = ()  # (lo, hi, count, sign): the cell of a weights head it comes from (ν units)
+    cell: tuple = ()  # (lo, hi, sign): the half-open cell [lo, hi) of a weights head it comes from (ν units), negated if sign < 0
 
 
 Real = fmpq | Root | Box
+
+
+class Coord:
+    """A profile coordinate: its certified ball, its exact value when every term is
+    rational, and whether it is zero (decided exactly from the signs of its terms)."""
+
+    def __init__(self, ball: arb, exact: fmpq | None, zero: bool):
+        self.ball, self.exact, self.zero = ball, exact, zero
 
 
 def interval(x: Real) -> tuple[fmpq, fmpq]:
@@ -89,22 +93,29 @@ def is_exact(x: Real) -> bool:
     return not isinstance(x, Box)
 
 
-def _settle(x: Real) -> Real:
-    return x.lo if isinstance(x, Root) and x.lo == x.hi else x
-
-
 def sign(x: Real) -> int:
     """Exact sign of x."""
     return cmp(x, fmpq(0))
 
 
-def cmp(x: Real, y: Real) -> int:
-    """Exact comparison (−1, 0, 1) of two real numbers given exactly.
+def _vs_rational(x: Root, r: fmpq) -> int:
+    """cmp(x, r) for a Root x and a rational r, by one sign: f has the sign of f(lo) on
+    [lo, x) and the other sign on (x, hi]."""
+    if r < x.lo:
+        return 1
+    if r > x.hi:
+        return -1
+    s = sign_at(x.f, r)
+    return 0 if s == 0 else (1 if s == sign_at(x.f, x.lo) else -1)
 
-    Raises Undecided only if MAX_BISECTIONS bisections do not separate two
-    numbers the gcd test found different (it does not happen for inputs
-    within the kernel's size limits)."""
-    x, y = _settle(x), _settle(y)
+
+def cmp(x: Real, y: Real) -> int:
+    """Exact comparison (−1, 0, 1) of two real numbers, never by bisection.
+
+    >>> r = Root(fmpz_poly([-2, 0, 1]), fmpq(1), fmpq(2))          # √2
+    >>> cmp(r, fmpq(141, 100)), cmp(r, fmpq(3, 2)), cmp(r, Root(fmpz_poly([-8, 0, 4]), fmpq(5, 4), fmpq(3, 2)))
+    (1, -1, 0)
+    """
     if isinstance(x, fmpq) and isinstance(y, fmpq):
         return (x > y) - (x < y)
     if isinstance(x, Box) or isinstance(y, Box):
@@ -118,43 +129,36 @@ def cmp(x: Real, y: Real) -> int:
         if yh < xl:
             return 1
         raise Undecided("two enclosures overlap: the certificate's cells are too coarse to order them")
+    if isinstance(y, fmpq):
+        return _vs_rational(x, y)
+    if isinstance(x, fmpq):
+        return -_vs_rational(y, x)
+    if x.hi < y.lo:
+        return -1
+    if y.hi < x.lo:
+        return 1
     if _same(x, y):
         return 0
-    for _ in range(MAX_BISECTIONS):
-        (xl, xh), (yl, yh) = interval(x), interval(y)
-        if xh < yl:
-            return -1
-        if yh < xl:
-            return 1
-        for z in (x, y):
-            if isinstance(z, Root):
-                z.bisect()
-        x, y = _settle(x), _settle(y)
-        if isinstance(x, fmpq) and isinstance(y, fmpq):
-            return (x > y) - (x < y)
-    raise Undecided(f"comparison not separated after {MAX_BISECTIONS} bisections")
+    raise Undecided("two different algebraic numbers in intervals that meet: the certificate's isolating "
+                    "intervals do not separate them")
 
 
 def _has_root_in(g: fmpz_poly, lo: fmpq, hi: fmpq) -> bool:
-    """Whether g (a divisor of a square-free polynomial with at most one root
-    in [lo, hi], nonzero at both ends) has a root there."""
+    """Whether g (a divisor of a polynomial with exactly one root in [lo, hi], nonzero at
+    both ends) has a root there."""
     return g.degree() >= 1 and sign_at(g, lo) * sign_at(g, hi) < 0
 
 
-def _same(x: Real, y: Real) -> bool:
-    """Exact equality test of two reals, at least one a Root."""
-    if isinstance(x, fmpq):
-        x, y = y, x
-    if isinstance(y, fmpq):  # x Root, y rational: equal iff y is the root in x's interval
-        return x.lo <= y <= x.hi and sign_at(x.f, y) == 0
+def _same(x: Root, y: Root) -> bool:
+    """Exact equality of two Roots whose intervals meet: x is the only root of gcd(f_x, f_y) in
+    x's interval (if any), and x = y iff that root lies in y's interval too."""
     lo, hi = max(x.lo, y.lo), min(x.hi, y.hi)
-    if lo > hi:
-        return False
     g = x.f.gcd(y.f)
-    # x is the only root of g in its interval (if any); x = y iff that root lies
-    # in y's interval too.  g is nonzero at every interval endpoint (the Roots'
-    # polynomials are), so a sign change is the test.
-    return _has_root_in(g, x.lo, x.hi) and _has_root_in(g, lo, hi)
+    if not _has_root_in(g, x.lo, x.hi):
+        return False
+    if lo == hi:
+        return sign_at(g, lo) == 0
+    return sign_at(g, lo) == 0 or sign_at(g, hi) == 0 or _has_root_in(g, lo, hi)
 
 
 def is_root(f: fmpz_poly, x: Real) -> bool:
@@ -165,19 +169,11 @@ def is_root(f: fmpz_poly, x: Real) -> bool:
     return _has_root_in(x.f.gcd(f), x.lo, x.hi)
 
 
-def to_arb(x: Real, bits: int) -> arb:
-    """A ball containing x, refined by bisection to about ``bits`` bits (relative)."""
+def to_arb(x: Real, bits: int = 0) -> arb:
+    """A ball containing x: the point, the enclosure, or the Root's interval as the certificate
+    gave it (the kernel does not refine it; ``bits`` is kept for callers' clarity)."""
     if isinstance(x, fmpq):
         return arb(x)
-    if isinstance(x, Box):
-        return arb(x.lo).union(arb(x.hi))
-    target = fmpq(1, 2 ** bits) * max(abs(x.lo), abs(x.hi), fmpq(1, 2 ** 64))
-    steps = 0
-    while isinstance(x, Root) and x.hi - x.lo > target and x.lo != x.hi:
-        x.bisect()
-        steps += 1
-        if steps > MAX_BISECTIONS:
-            raise Undecided("enclosure refinement exceeded its bisection limit")
     return arb(x.lo).union(arb(x.hi))
 
 
@@ -187,12 +183,17 @@ def arb_inside(v: arb, lo: fmpq, hi: fmpq) -> bool:
 
 
 # ---------------------------------------------------------------------------
-# root counting
+# root counting: one rule
+
+
+def squarefree(f: fmpz_poly) -> fmpz_poly:
+    """f / gcd(f, f'): the same roots, each once."""
+    return f if f.degree() < 1 else f // f.gcd(f.derivative())
 
 
 def sturm_count(f: fmpz_poly, lo: fmpq, hi: fmpq) -> int:
     """Number of distinct real roots of f in the half-open interval (lo, hi] (Sturm)."""
-    p0 = fmpq_poly(f)
+    p0 = fmpq_poly(squarefree(f))
     seq = [p0, p0.derivative()]
     while seq[-1].degree() > 0:
         seq.append(-(seq[-2] % seq[-1]))
@@ -204,14 +205,40 @@ def sturm_count(f: fmpz_poly, lo: fmpq, hi: fmpq) -> int:
     return variations(lo) - variations(hi)
 
 
+def roots_in(f: fmpz_poly, lo: fmpq, hi: fmpq, lo_closed: bool = True, hi_closed: bool = False) -> int:
+    """Distinct real roots of f in the interval from lo to hi, each end closed or open as
+    given (default: the half-open [lo, hi) of a cell).  Sturm counts (lo, hi]; an endpoint
+    root is added or removed by its exact sign.
+
+    >>> f = fmpz_poly([-2, 1]) * fmpz_poly([-8, 1])                  # roots 2 and 8
+    >>> roots_in(f, fmpq(2), fmpq(8)), roots_in(f, fmpq(2), fmpq(8), False, True), roots_in(f, fmpq(2), fmpq(2), True, True)
+    (1, 1, 1)
+    """
+    if f.degree() < 1 or lo > hi or (lo == hi and not (lo_closed and hi_closed)):
+        return 0
+    if lo == hi:
+        return int(sign_at(f, lo) == 0)
+    return sturm_count(f, lo, hi) + (lo_closed and sign_at(f, lo) == 0) - (not hi_closed and sign_at(f, hi) == 0)
+
+
+def isolates(f: fmpz_poly, lo: fmpq, hi: fmpq) -> bool:
+    """Whether [lo, hi] is an isolation proof for a root of f: lo = hi a rational root, or
+    lo < hi with a sign change and no other distinct root of f in [lo, hi] (Sturm).
+
+    >>> isolates(fmpz_poly([60, -32, 1]), fmpq(0), fmpq(100)), isolates(fmpz_poly([60, -32, 1]), fmpq(0), fmpq(10))
+    (False, True)
+    """
+    if f.degree() < 1 or lo > hi:
+        return False
+    if lo == hi:
+        return sign_at(f, lo) == 0
+    return sign_at(f, lo) * sign_at(f, hi) < 0 and roots_in(f, lo, hi, True, True) == 1
+
+
 def count_with_multiplicity(f: fmpz_poly, lo: fmpq, hi: fmpq) -> int:
     """Number of roots of f in the half-open interval [lo, hi), with multiplicity."""
     c, fac = f.factor_squarefree()
-    total = 0
-    for g, m in fac:
-        k = sturm_count(g, lo, hi) + (sign_at(g, lo) == 0) - (sign_at(g, hi) == 0)
-        total += k * m
-    return total
+    return sum(roots_in(g, lo, hi) * m for g, m in fac)
 
 
 def power_sum_2(f: fmpz_poly) -> fmpq:

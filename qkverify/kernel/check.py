@@ -15,11 +15,13 @@ from typing import Any
 from flint import arb, fmpq, fmpq_mat
 
 from . import limits
-from .algebra import Box, arb_inside, cmp, is_root, precision
-from .derive import PREC, Coord, Ctx
+from .algebra import Box, arb_inside, cmp, is_root, isolates, precision
+from .algebra import Coord
+from .derive import PREC, Ctx
 from .jsonio import Invalid, NotEvaluable, Undecided, Unreadable, check_schema, dec, poly, rat, ratmat, read, require
 from . import rules  # noqa: F401  (registers the table's entries)
 from .table import PREDICATES, TABLE
+from .wellformed import basis
 
 FORMAT = "qkverify-certificate/3"
 #: the ``check`` of an outcome the kernel could not finish because of its own defect (reported
@@ -72,14 +74,26 @@ def _short(name: str) -> str:
 
 
 def _real_in(v: Any, lo: fmpq, hi: fmpq, q: Ctx) -> bool:
-    """Whether the kernel's value v lies in [lo, hi]: exactly for a rational or a root,
-    by containment of its enclosure otherwise."""
-    if isinstance(v, (Coord, arb)):
+    """Whether the kernel's value v lies in [lo, hi]: exactly for a rational or a root; for a
+    value the kernel knows only by an enclosure, True when its enclosure lies inside, False
+    when it lies wholly outside (the statement is shown false), and undecided otherwise (the
+    kernel cannot confirm the statement, nor refute it)."""
+    if isinstance(v, (Coord, arb, Box)):
         q.certified = True
-        return arb_inside(v.ball if isinstance(v, Coord) else v, lo, hi)
-    if isinstance(v, Box):
-        q.certified = True
-        return lo <= v.lo and v.hi <= hi
+        if isinstance(v, Box):
+            vlo, vhi = v.lo, v.hi
+        else:
+            b = v.ball if isinstance(v, Coord) else v
+            if arb_inside(b, lo, hi):
+                return True
+            if bool(b < arb(lo)) or bool(b > arb(hi)):
+                return False
+            raise Undecided(f"the kernel's enclosure of the value meets [{lo}, {hi}] but does not lie inside it")
+        if lo <= vlo and vhi <= hi:
+            return True
+        if vhi < lo or hi < vlo:
+            return False
+        raise Undecided(f"the kernel's enclosure of the value meets [{lo}, {hi}] but does not lie inside it")
     return cmp(v, lo) >= 0 and cmp(v, hi) <= 0
 
 
@@ -110,10 +124,13 @@ def compare_value(v: Any, s: dict, q: Ctx, where: str) -> None:
     elif tag == "enclosure":
         lo, hi = dec(x[0]), dec(x[1])
         require(_real_in(v, lo, hi, q), where, f"the value is not shown to lie in [{x[0]}, {x[1]}]")
-    elif tag == "root":  # "a root of poly in [lo, hi]": v lies there and poly(v) = 0
+    elif tag == "root":  # "the root of poly in [lo, hi]": an isolation proof, then v is that root
         f, lo, hi = poly(x["poly"]), rat(x["lo"]), rat(x["hi"])
+        limits.over("degrees", f.degree(), limits.MAX_DEGREE, "MAX_DEGREE")
+        require(isolates(f, lo, hi), where, f"[{x['lo']}, {x['hi']}] does not isolate one root of the stated "
+                "polynomial (a sign change and a root count of 1 are needed)")
         require(not isinstance(v, (Box, Coord)), where, "an exact root is stated for a value known only as an enclosure")
-        require(f.degree() >= 1 and cmp(v, lo) >= 0 and cmp(v, hi) <= 0, where, f"the value is not in [{x['lo']}, {x['hi']}]")
+        require(cmp(v, lo) >= 0 and cmp(v, hi) <= 0, where, f"the value is not in [{x['lo']}, {x['hi']}]")
         require(is_root(f, v), where, "the value is not a root of the stated polynomial")
 
 
@@ -195,6 +212,7 @@ def _check(cert: dict, base_dir: Path | None, weights_dirs: list[str]) -> tuple[
     check_schema(cert)
     q = Ctx(cert, base_dir, weights_dirs)  # the well-formedness pass: the input's Lean types
     q.establish_all()  # the first pass: every witness through its checker
+    basis(q)  # types that need a witness: a head's basis B is invertible
     concls, levels, names = [], [], []
     for i, d in enumerate(cert["declarations"]):
         c, lv = _decide(q, i, d, cert["statement"], names)
@@ -202,6 +220,7 @@ def _check(cert: dict, base_dir: Path | None, weights_dirs: list[str]) -> tuple[
         levels.append(lv)
     for key in sorted(set(q.witnesses) - q.used, key=str):  # checked in the first pass, but unused
         require(key[0] in STANDALONE, "witnesses", f"witness {key} is not used by any declaration")
+    q.all_checked()  # a witness the first pass could not decide leaves the certificate undecided
     verdict = verdict_of(concls)
     require(cert["verdict"] == verdict, "verdict", f"the declarations give {verdict}, the certificate says {cert['verdict']}")
     level = max(levels, key=LEVELS.index) if levels else "exact"

@@ -150,7 +150,10 @@ def ratmat(rows: list) -> fmpq_mat:
 
 
 def poly(cs: list) -> fmpz_poly:
-    """Ascending integer coefficients (strings) as an fmpz_poly."""
+    """Ascending integer coefficients (strings) as an fmpz_poly (Undecided past MAX_DEGREE)."""
+    from .limits import MAX_DEGREE, over
+
+    over("coefficients of a polynomial", len(cs), MAX_DEGREE + 1, "MAX_DEGREE + 1")
     return fmpz_poly([fmpz(c) for c in cs])
 
 

@@ -26,8 +26,11 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
+from math import comb
 
 from flint import fmpq, fmpq_mpoly, fmpq_mpoly_ctx, fmpq_poly
+
+from . import limits
 
 
 @dataclass(frozen=True)
@@ -54,8 +57,8 @@ def to_tree(text: str, names: list[str]) -> Node:
             k = e.value if isinstance(e, ast.Constant) else (
                 -e.operand.value if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub)
                 and isinstance(e.operand, ast.Constant) else None)
-            if type(k) is not int or abs(k) > 64:
-                raise ValueError("only integer exponents up to 64 are read")
+            if type(k) is not int or abs(k) > limits.MAX_EXPONENT:
+                raise ValueError(f"only integer exponents up to {limits.MAX_EXPONENT} are read")
             return Node("pow", (conv(n.left),), k)
         if isinstance(n, ast.BinOp):
             op = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div"}.get(type(n.op))
@@ -73,6 +76,22 @@ def _reduce(num: fmpq_mpoly, den: fmpq_mpoly) -> tuple[fmpq_mpoly, fmpq_mpoly]:
     num, den = num / g, den / g
     lc = den.leading_coefficient()
     return num * (1 / lc), den * (1 / lc)
+
+
+def _deg(p: fmpq_mpoly) -> int:
+    return max(p.total_degree(), 0)
+
+
+def _room(degree: int, terms: int) -> None:
+    """Undecided before an expression is multiplied out past the caps (degree, and a bound on terms)."""
+    limits.over("degrees of an expression", degree, limits.MAX_EXPR_DEGREE, "MAX_EXPR_DEGREE")
+    limits.over("terms of an expression", terms, limits.MAX_EXPR_TERMS, "MAX_EXPR_TERMS")
+
+
+def _room2(x: tuple, y: tuple) -> None:
+    """Room for a product of the quotients x and y (numerators and denominators multiplied)."""
+    _room(max(_deg(x[0]), _deg(x[1])) + max(_deg(y[0]), _deg(y[1])),
+          max(len(x[0]), len(x[1]), 1) * max(len(y[0]), len(y[1]), 1))
 
 
 class _Ev:
@@ -94,6 +113,12 @@ class _Ev:
         vs = [self.value(a, zero, subs) for a in t.args]
         if t.op == "neg":
             return -vs[0][0], vs[0][1]
+        if t.op != "pow":
+            if len(vs) == 2:
+                _room2(*vs)
+        else:
+            e, (a, b) = abs(t.value), vs[0]
+            _room(e * max(_deg(a), _deg(b)), comb(max(len(a), len(b), 1) + e - 1, e))   # monomials of a power
         if t.op in ("add", "sub"):
             (a, b), (c, d) = vs
             return _reduce(a * d + c * b if t.op == "add" else a * d - c * b, b * d)

@@ -31,16 +31,20 @@ MAX_INT_DIGITS = 20_000
 MAX_JSON_DEPTH = 64
 
 # -- exact linear algebra ---------------------------------------------------
-#: side of a matrix the kernel multiplies out or takes a characteristic polynomial of
-MAX_DIM = 4096
+#: side of a matrix given inline in a certificate (the kernel multiplies such matrices out)
+MAX_DIM = 256
+#: side of a matrix the kernel takes the characteristic polynomial of (a head's J·Z·Zᵀ is 2n × 2n)
+MAX_CHARPOLY_DIM = 512
+#: head dimension n of a weights head (J·Z·Zᵀ is 2n × 2n)
+MAX_HEAD_N = 256
 #: entries of a matrix given inline in a certificate
 MAX_INLINE_ENTRIES = 1 << 22
 #: entries of W_K and W_Q (2n·N) read from a weights file for one head
-MAX_HEAD_ENTRIES = 1 << 24
+MAX_HEAD_ENTRIES = 1 << 23
 #: degree of a polynomial in a witness (factors, cells, complex roots)
 MAX_DEGREE = 8192
-#: bits of a scale or an interval endpoint's numerator / denominator in a witness
-MAX_WITNESS_BITS = 1 << 16
+#: bits of a scale, and |exponent| of a cell grid, in a witness
+MAX_WITNESS_BITS = 1 << 14
 
 # -- enclosures -------------------------------------------------------------
 #: working precision (bits) of the enclosures the kernel computes

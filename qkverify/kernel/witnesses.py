@@ -10,15 +10,13 @@ witness.  Rules read facts only (``q.fact``); they never see a witness's text.""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from flint import arb, arb_mat, fmpq, fmpq_mat, fmpz, fmpz_mat, fmpz_poly, nmod_mat
 
 from . import limits
-from . import sampling as SMP
 from .algebra import (Box, CBox, Quad, Real, Root, cmp, count_with_multiplicity, interval, krawczyk, power_sum_2,
-                      precision, sign, sign_at, sturm_count, to_arb)
+                      precision, roots_in, sign, sign_at, squarefree, sturm_count, to_arb)
 from .jsonio import Invalid, NotEvaluable, Undecided, dec, poly, qstr, rat, ratmat, require
 
 #: witness kind -> checker(w, q) -> fact
@@ -51,173 +49,51 @@ def eye(n: int) -> fmpq_mat:
 
 
 # ---------------------------------------------------------------------------
-# facts
+# facts: what each checker establishes (typed; rules read their fields)
+
+Spectrum = NamedTuple("Spectrum", [("values", list), ("power_sum_2", fmpq)])  # every eigenvalue with multiplicity; Σλ²
+Rank = NamedTuple("Rank", [("rank", int), ("kernel", tuple)])  # rank X; integer y with yᵀX = 0 spanning the left kernel
+Cells = NamedTuple("Cells", [("boxes", list), ("zero", int), ("charpoly", fmpz_poly)])  # one box per nonzero root; 0's multiplicity
+Fiber = NamedTuple("Fiber", [("H", fmpq_mat), ("P", fmpq_mat), ("normP", object), ("commute", bool), ("sqrt", fmpq)])
+# S = H ± P with its properties; ‖P‖² (fmpq, or Quad over ℚ(√sqrt)); whether H, P commute with S and each other;
+# sqrt: the entries lie in ℚ(√sqrt) (1: rational; H, P are then the rational parts)
+Factor = NamedTuple("Factor", [("x", list), ("y", list)])  # x, y ≠ 0 in ℚ(√m)^N (for L: rational, L = x yᵀ)
+Orthogonal = NamedTuple("Orthogonal", [("U", fmpq_mat)])  # UᵀU = 1, N × N
+Inverse = NamedTuple("Inverse", [("Y", fmpq_mat), ("singular", bool)])  # Lean's X⁻¹ (0 when X is singular)
+ThetaPoint = NamedTuple("ThetaPoint", [("point", list)])  # the Lean proof's preimage of limitProfile ρ
+Trend = NamedTuple("Trend", [("paths", int), ("decreasing", int), ("threshold", int)])  # sign test: paths, #decreasing, k*
+Moments = NamedTuple("Moments", [("values", dict), ("why", dict)])  # E‖L‖², E tr(L·L), E‖S‖², E‖T‖² (None: undecided, why)
+Enumeration = NamedTuple("Enumeration", [("E_ratio_S", fmpq), ("E_ratio_T", fmpq)])  # exact, over every value pattern
+MonteCarlo = NamedTuple("MonteCarlo", [("intervals", list), ("samples", int), ("delta", fmpq)])  # Hoeffding intervals of the re-drawn sample, m, δ
+CRoots = NamedTuple("CRoots", [("roots", list)])  # every eigenvalue once: (rational | Root | CBox, multiplicity, factor)
+EigVec = NamedTuple("EigVec", [("psi", list), ("exact", bool), ("prec", int)])  # ψ ≠ 0, Xψ = λψ for the dominant λ
+Definite = NamedTuple("Definite", [("positive", bool)])  # S ≻ 0, or not
+Eigenspace = NamedTuple("Eigenspace", [("full", bool)])  # dim ker(X − λI) = the multiplicity m of the dominant λ
 
 
-@dataclass
-class Spectrum:
-    """Spectrum(X): every eigenvalue of the symmetric X with multiplicity (rational or Root),
-    and Σλ² (Newton's identities on the factors)."""
-
-    values: list
-    power_sum_2: fmpq
-
-
-@dataclass(frozen=True)
-class Rank:
-    """Rank(X) = rank; ``kernel``: integer vectors y with yᵀX = 0 spanning the left kernel."""
-
-    rank: int
-    kernel: tuple
-
-
-@dataclass
-class Cells:
-    """The nonzero eigenvalues of an integer X as cells [lo, hi) holding ``count`` roots each
-    (``boxes``, one per root), the multiplicity of 0, and charpoly(X)."""
-
-    boxes: list
-    zero: int
-    charpoly: fmpz_poly
-
-
-@dataclass
-class Fiber:
-    """S = H ± P with H, P symmetric, spec H symmetric about 0, P ⪰ 0 (Lean's
-    SpectrumSymmAboutZero, PosSemidef); ``commute``: H and P commute with S and with each other
-    (asked only by the decomp_commute declarations); ``normP`` = ‖P‖²."""
-
-    H: fmpq_mat
-    P: fmpq_mat
-    normP: fmpq | Quad
-    commute: bool
-    sqrt: fmpq = fmpq(1)   # the entries lie in ℚ(√sqrt) (1: rational)
-
-
-@dataclass
-class Factor:
-    """x, y ≠ 0 with entries in ℚ(√m) (for ``of`` L: rational, and L = x yᵀ)."""
-
-    x: list
-    y: list
-
-
-@dataclass
-class Orthogonal:
-    """U with UᵀU = 1, N × N."""
-
-    U: fmpq_mat
-
-
-@dataclass
-class Inverse:
-    """Y = Mathlib's X⁻¹: the inverse (Y·X = 1), or the zero matrix when X is singular (a nonzero
-    v with X·v = 0 shown); ``singular`` says which."""
-
-    Y: fmpq_mat
-    singular: bool = False
-
-
-@dataclass
-class ThetaPoint:
-    point: list
-
-
-@dataclass
-class Trend:
-    """The sign test of a lobes input: ``decreasing`` of ``paths`` re-drawn paths had
-    D_{n_max} < D_{n_min} (or D_{n_max} = 0); ``threshold`` k* (inconsistent iff decreasing ≤ k*)."""
-
-    paths: int
-    decreasing: int
-    threshold: int
-
-
-@dataclass
-class Moments:
-    """Lean's four integrals of a law input; ``values[key]`` None when undecided (``why[key]``)."""
-
-    values: dict
-    why: dict
-
-
-@dataclass
-class Enumeration:
-    E_ratio_S: fmpq
-    E_ratio_T: fmpq
-
-
-@dataclass
-class MonteCarlo:
-    """Hoeffding intervals of E[‖S‖²/‖L‖²] and E[‖T‖²/‖L‖²] of the re-drawn sample, its size and δ."""
-
-    intervals: list
-    samples: int
-    delta: fmpq
-
-
-@dataclass
-class CRoots:
-    """Every eigenvalue of a (non-symmetric) X once: (rational | Root | CBox, multiplicity,
-    square-free factor)."""
-
-    roots: list
-
-    def dominant(self, simple: bool):
-        """(λ, m): the real positive eigenvalue strictly larger in modulus than every other
-        one, with its multiplicity (m = 1 required when ``simple``), or None."""
-        pos = [(x, m) for x, m, _ in self.roots if not isinstance(x, CBox) and sign(x) > 0 and (m == 1 or not simple)]
-        if not pos:
-            return None
-        lam, mult = pos[0]
-        for x, m in pos[1:]:
-            if cmp(x, lam) > 0:
-                lam, mult = x, m
-        if any(x is not lam and _vs(lam, x) <= 0 for x, _, _ in self.roots):
-            return None
-        return lam, mult
-
-
-def _abs(x):
-    return x if sign(x) > 0 else (-x if isinstance(x, fmpq) else x.neg())
+def dominant(c: CRoots, simple: bool):
+    """(λ, m): the real positive eigenvalue strictly larger in modulus than every other one, with
+    its multiplicity (m = 1 required when ``simple``), or None."""
+    pos = [(x, m) for x, m, _ in c.roots if not isinstance(x, CBox) and sign(x) > 0 and (m == 1 or not simple)]
+    if not pos:
+        return None
+    lam, mult = pos[0]
+    for x, m in pos[1:]:
+        if cmp(x, lam) > 0:
+            lam, mult = x, m
+    return None if any(x is not lam and _vs(lam, x) <= 0 for x, _, _ in c.roots) else (lam, mult)
 
 
 def _vs(lam, x) -> int:
     """sign(λ − |x|) for the real λ > 0 and another eigenvalue x (exact, or through a box)."""
     if not isinstance(x, CBox):
-        return cmp(lam, _abs(x))
-    lo2, hi2 = x.mod2()
-    for _ in range(400):
-        lo, hi = interval(lam)
-        if lo * lo > hi2:
-            return 1
-        if hi * hi < lo2:
-            return -1
-        if isinstance(lam, fmpq) or lo == hi:
-            break
-        lam.bisect()
-    raise Undecided("the modulus of a real eigenvalue and of a complex box are not separated")
-
-
-@dataclass
-class EigVec:
-    """ψ ≠ 0 with Xψ = λψ for the simple dominant λ: exact entries, or balls (``exact`` False)."""
-
-    psi: list
-    exact: bool
-    prec: int = 0
-
-
-@dataclass
-class Definite:
-    positive: bool
-
-
-@dataclass
-class Eigenspace:
-    """Whether ker(X − λI) has dimension m (the algebraic multiplicity of the dominant λ)."""
-
-    full: bool
+        return cmp(lam, x if sign(x) > 0 else (-x if isinstance(x, fmpq) else x.neg()))
+    (lo2, hi2), (lo, hi) = x.mod2(), interval(lam)
+    if lo * lo > hi2:
+        return 1
+    if hi * hi < lo2:
+        return -1
+    raise Undecided("the modulus of a real eigenvalue and of a complex box are not separated by the witness")
 
 
 # ---------------------------------------------------------------------------
@@ -237,6 +113,7 @@ def rank_of(w: dict, X: fmpq_mat) -> Rank:
     what = f"rank witness of {w['of']}"
     D = fmpz(w["scale"])
     require(D > 0, what, "scale must be positive")
+    limits.over("bits of a scale", D.bit_length(), limits.MAX_WITNESS_BITS, "MAX_WITNESS_BITS")
     Y = integer_scaled(X, D, what)
     R, C = Y.nrows(), Y.ncols()
     r, rows, cols = w["rank"], w["rows"], w["cols"]
@@ -287,6 +164,10 @@ def spectrum_of(w: dict, X: fmpq_mat, real_only: bool = False) -> Spectrum:
     what = f"{'real_roots' if real_only else 'spectrum'} witness of {w['of']}"
     D = fmpz(w["scale"])
     require(D > 0, what, "scale must be positive")
+    limits.over("bits of a scale", D.bit_length(), limits.MAX_WITNESS_BITS, "MAX_WITNESS_BITS")
+    limits.over("rows of a matrix to take the characteristic polynomial of", X.nrows(), limits.MAX_CHARPOLY_DIM,
+                "MAX_CHARPOLY_DIM")
+    require(sum(len(f["poly"]) - 1 for f in w["factors"]) <= X.nrows(), what, "the factors' degrees exceed the size")
     P = integer_scaled(X, D, what).charpoly()
     prod, lead = fmpz_poly([1]), fmpz(1)
     values: list[Real] = []
@@ -340,12 +221,20 @@ def _real_roots(w: dict, q) -> Spectrum:
 
 
 def cells_of(w: dict, X: fmpz_mat) -> Cells:
-    """The eigenvalues of the integer matrix X as closed cells, and the zero multiplicity.
+    """The nonzero eigenvalues of the integer matrix X in cells, and the multiplicity of 0.
 
-    charpoly(X) = x^z·P with P(0) ≠ 0; every cell [k·2^(g−r), (k+1)·2^(g−r)] holds
-    at least c roots of P with multiplicity in [lo, hi) -- a sign change at the
-    endpoints suffices for c = 1, a Sturm count otherwise -- and the counts add up
-    to deg P, so each cell holds exactly c and no root lies outside the cells."""
+    One rule, everywhere: a cell (k, r, c) is the half-open interval [lo, hi) =
+    [k·2^(g−r), (k+1)·2^(g−r)) and holds c roots of P, counted with multiplicity, where
+    charpoly(X) = x^z·P, P(0) ≠ 0.  The kernel checks:
+
+    1. the cells are sorted and disjoint (each hi ≤ the next lo);
+    2. each cell holds at least c roots: for c = 1 a sign change P(lo)·P(hi) < 0 (a root in
+       (lo, hi) ⊂ [lo, hi)), otherwise the count with multiplicity on [lo, hi), and the c roots
+       are one value (one distinct root of P there);
+    3. Σ c = deg P.  Then each cell holds exactly c roots and none lies outside the cells
+       (a cell holding more would leave fewer than deg P for the others).
+
+    Two values in cells are compared by :func:`.derive.cell_cmp` (the same half-open rule)."""
     what = "cells witness"
     full = X.charpoly()
     cs = full.coeffs()
@@ -354,23 +243,23 @@ def cells_of(w: dict, X: fmpz_mat) -> Cells:
             f"the characteristic polynomial does not have x^{z} exactly")
     P = fmpz_poly(cs[z:])
     g = w["grid_exponent"]
-    boxes, ends = [], []
+    limits.over("bits of a cell grid exponent", max([abs(g)] + [abs(r) for _, r, _ in w["cells"]]),
+                limits.MAX_WITNESS_BITS, "MAX_WITNESS_BITS")
+    ends: list[tuple] = []
     for k, r, c in w["cells"]:
         require(c >= 1 and r >= 0, what, "a cell needs a positive count and a level r ≥ 0")
         h = fmpq(2) ** (g - r) if g - r >= 0 else fmpq(1, 2 ** (r - g))
         lo, hi = k * h, (k + 1) * h
         require(not ends or ends[-1][1] <= lo, what, "cells not sorted and disjoint")
         ends.append((lo, hi, c))
-    total = 0
+    R = squarefree(P)
+    boxes = []
     for i, (lo, hi, c) in enumerate(ends):
-        if c == 1 and sign_at(P, lo) * sign_at(P, hi) < 0:
-            n_in = 1  # at least one root inside; the total below makes it exactly one
-        else:
-            n_in = count_with_multiplicity(P, lo, hi)
-        require(n_in >= c, what, f"cell {i} holds fewer than {c} roots")
-        total += c
+        if not (c == 1 and sign_at(P, lo) * sign_at(P, hi) < 0):
+            require(count_with_multiplicity(P, lo, hi) >= c and roots_in(R, lo, hi) == 1, what,
+                    f"cell {i} does not hold {c} roots of one value")
         boxes.extend([Box(lo, hi)] * c)
-    require(total == P.degree(), what, f"the cells hold {total} roots, the polynomial has {P.degree()}")
+    require(len(boxes) == P.degree(), what, f"the cells hold {len(boxes)} roots, the polynomial has {P.degree()}")
     return Cells(boxes, z, full)
 
 
@@ -397,6 +286,8 @@ def fiber_props(face: str, S: fmpq_mat, H: fmpq_mat, P: fmpq_mat) -> Fiber:
     S and with each other is recorded, for the decomp_commute declarations."""
     what = f"fiber decomposition (face {face})"
     require(H.nrows() == H.ncols() == P.nrows() == P.ncols() == S.nrows(), what, "H and P must be N × N")
+    limits.over("rows of a matrix to take the characteristic polynomial of", S.nrows(), limits.MAX_CHARPOLY_DIM,
+                "MAX_CHARPOLY_DIM")
     sgn = 1 if face == "d" else -1
     require(H + P * sgn == S, what, f"S ≠ H {'+' if sgn > 0 else '−'} P")
     require(H.transpose() == H and P.transpose() == P, what, "H or P is not symmetric")
@@ -410,7 +301,7 @@ def fiber_props(face: str, S: fmpq_mat, H: fmpq_mat, P: fmpq_mat) -> Fiber:
     neg = [c if k % 2 == 0 else -c for k, c in enumerate(cp)]
     nz = [c for c in neg if c != 0]
     require(all((a > 0) == (b > 0) for a, b in zip(nz, nz[1:])), what, "P has a negative eigenvalue")
-    return Fiber(H, P, sum((P[i, j] ** 2 for i in range(P.nrows()) for j in range(P.ncols())), fmpq(0)), commute)
+    return Fiber(H, P, sum((P[i, j] ** 2 for i in range(P.nrows()) for j in range(P.ncols())), fmpq(0)), commute, fmpq(1))
 
 
 def _qmul(X: tuple, Y: tuple, s: fmpq) -> tuple:
@@ -511,28 +402,23 @@ def _orthogonal(w: dict, q) -> Orthogonal:
 
 @checker("inverse")
 def _inverse(w: dict, q) -> Inverse:
-    """Mathlib's X⁻¹ (``Matrix.inv``, via :func:`qkverify.kernel.lean.mat_inv`): the stated rows Y
-    with X·Y = 1, or a nonzero null vector v (X·v = 0: X is singular and its inverse is 0)."""
-    from .lean import mat_inv
+    """Mathlib's X⁻¹ (``Matrix.inv``; kernel/lean.py mat_inv): the stated rows Y with Y·X = 1, or a
+    stated nonzero rational v with X·v = 0 (X singular, X⁻¹ = 0)."""
+    X, what = q.mat(w["of"]), f"inverse witness of {w['of']}"
+    require(X.nrows() == X.ncols(), what, "only a square matrix has an inverse")
+    n = X.nrows()
+    if "null" in w:
+        v = fmpq_mat([[rat(c)] for c in w["null"]])
+        require(v.nrows() == n and any(v.entries()) and not any((X * v).entries()), what,
+                "the stated vector is zero or not in the kernel")
+        return Inverse(fmpq_mat(n, n), True)
+    Y = ratmat(w["rows"])
+    require(Y.nrows() == n and Y.ncols() == n and Y * X == eye(n), what,
+            "the stated matrix times the matrix is not the identity")
+    return Inverse(Y, False)
 
-    X = q.mat(w["of"])
-    what = f"inverse witness of {w['of']}"
-    try:
-        if "rows" in w:
-            Y = ratmat(w["rows"])
-            require(Y.nrows() == X.nrows() and Y.ncols() == X.nrows() and Y * X == eye(X.nrows()), what,
-                    "the stated matrix times the matrix is not the identity")
-            return Inverse(mat_inv(X, Y=Y))
-        return Inverse(mat_inv(X, null=[rat(c) for c in w["null"]]), True)
-    except ValueError as err:
-        raise Invalid(what, str(err)) from None
 
-
-@dataclass(frozen=True)
-class CounterExample:
-    """A point offered against a ∀-hypothesis (the rule evaluates it: near_identity's hM)."""
-
-    y: tuple
+CounterExample = NamedTuple("CounterExample", [("y", tuple)])  # a point offered against a ∀-hypothesis (near_identity's hM)
 
 
 @checker("counterexample")
@@ -541,11 +427,7 @@ def _counterexample(w: dict, q) -> CounterExample:
     return CounterExample(tuple(rat(c) for c in w["y"]))
 
 
-@dataclass(frozen=True)
-class KernelBasis:
-    """dim ker X for X = the stacked map [W_Q; W_K]: ``dim`` independent vectors X·v = 0."""
-
-    dim: int
+KernelBasis = NamedTuple("KernelBasis", [("dim", int)])  # dim independent vectors v with [W_Q; W_K]·v = 0
 
 
 @checker("kernel_basis")
@@ -590,6 +472,8 @@ def _trend(w: dict, q) -> Trend:
     """Every path re-drawn (sampler mt19937-lobes/2, seed derived from the input): its stated
     [bits, outcome] must be what the balls give at ``bits``, after overlapping balls at every lower
     precision of the ladder; ``overlap`` only at the last precision.  ``decreasing`` = #down + #zero."""
+    from .rules import sampling as SMP  # the section's sampler (rules import this module)
+
     a = q.args
     require(len(w["paths"]) == a["paths"], "trend witness", f"the input has {a['paths']} paths")
     paths = SMP.draw_paths(a, SMP.seed(q.inp))
@@ -614,6 +498,8 @@ def _trend(w: dict, q) -> Trend:
 @checker("moments")
 def _moments(w: dict, q) -> Moments:
     """The stated integrals are the kernel's (an integral it leaves undecided is absent)."""
+    from .rules import sampling as SMP  # the section's sampler (rules import this module)
+
     out, why = SMP.moments(q.args)
     want = {k: qstr(v) for k, v in out.items() if v is not None}
     got = {k: w[k] for k in out if k in w}
@@ -625,6 +511,8 @@ def _moments(w: dict, q) -> Moments:
 @checker("enumeration")
 def _enumeration(w: dict, q) -> Enumeration:
     """The exact expectations by the stated method, recomputed (docs/CERTIFICATES.md)."""
+    from .rules import sampling as SMP  # the section's sampler (rules import this module)
+
     method = w["method"]
     if method == "patterns":
         count, eS, eT = SMP.enumerate_energy(q.args)
@@ -650,6 +538,8 @@ def _enumeration(w: dict, q) -> Enumeration:
 def _monte_carlo(w: dict, q) -> MonteCarlo:
     """The witness states exactly the re-drawn sample's sums, zero count, half-width and intervals
     (seed derived from the input)."""
+    from .rules import sampling as SMP  # the section's sampler (rules import this module)
+
     r = SMP.monte_carlo(q.args, SMP.seed(q.inp))
     s, iv = r["sums"], r["intervals"]
     want = {"sum_S": str(s[0]), "sum_T": str(s[1]), "zero_samples": s[2], "halfwidth": qstr(r["halfwidth"]),
@@ -667,26 +557,34 @@ def _monte_carlo(w: dict, q) -> MonteCarlo:
 def _croots(w: dict, q) -> CRoots:
     """Every eigenvalue of X once, with its multiplicity and square-free factor.
 
-    With X = Y/D (Y integral) and charpoly(Y) = c·Π f_m^m its square-free decomposition
-    (FLINT), the witness lists per multiplicity m the real roots of g_m(x) = f_m(D·x) as
-    sorted disjoint rational intervals (a sign change, or a rational root) and its non-real
-    roots with positive imaginary part as boxes above the real axis, pairwise disjoint, each
-    passing the Krawczyk test at ``prec`` bits.  Each interval and each box and its mirror
-    image hold a root, and their number is deg g_m: so each holds exactly one."""
+    With X = Y/D (Y integral), the witness gives per multiplicity m a factor f_m of charpoly(Y);
+    Π f_m^m (times the leading coefficients) is charpoly(Y) -- multiplied out, not factorised --
+    and the f_m are pairwise coprime.  The roots of g_m(x) = f_m(D·x) (the eigenvalues) are listed
+    as sorted disjoint rational intervals (a sign change, or a rational root) and, for non-real
+    ones with positive imaginary part, boxes above the real axis, pairwise disjoint, each passing
+    the Krawczyk test at ``prec`` bits.  Each interval and each box and its mirror image hold a
+    root, and their number is deg g_m: so each holds exactly one, the deg g_m roots are distinct
+    (f_m is square-free) and, the f_m being coprime, each has multiplicity exactly m."""
     X = q.mat(w["of"])
     what = f"croots witness of {w['of']}"
+    limits.over("rows of a matrix to take the characteristic polynomial of", X.nrows(), limits.MAX_CHARPOLY_DIM,
+                "MAX_CHARPOLY_DIM")
     prec = w["prec"]
     require(64 <= prec <= limits.MAX_PREC, what, f"prec must lie in [64, {limits.MAX_PREC}]")
     Y, D = X.numer_denom()
-    _, sqf = Y.charpoly().factor_squarefree()
-    by_m = {m: f for f, m in sqf}
-    require(sorted(by_m) == sorted(f["multiplicity"] for f in w["factors"]) and len(w["factors"]) == len(by_m),
-            what, f"the multiplicities are not those of the square-free decomposition ({sorted(by_m)})")
+    fs = [(poly(f["poly"]), f["multiplicity"]) for f in w["factors"]]
+    require(all(f.degree() >= 1 for f, _ in fs) and len({m for _, m in fs}) == len(fs), what,
+            "a factor is constant, or two have one multiplicity")
+    prod, lead = fmpz_poly([1]), fmpz(1)
+    for f, m in fs:
+        prod, lead = prod * f ** m, lead * f.coeffs()[-1] ** m
+    require(prod == Y.charpoly() * lead, what, "the factors do not multiply to the characteristic polynomial")
+    require(all(fs[i][0].gcd(fs[j][0]).degree() == 0 for i in range(len(fs)) for j in range(i)), what,
+            "two factors share a root")
     out: list = []
     boxed = False
-    for fac in w["factors"]:
-        m = fac["multiplicity"]
-        g = _scaled(by_m[m], D)  # g(x) = f(D·x): the eigenvalues of X
+    for fac, (f, m) in zip(w["factors"], fs):
+        g = _scaled(f, D)  # g(x) = f(D·x): the eigenvalues of X
         require(len(fac["real"]) + 2 * len(fac["complex"]) == g.degree(), what,
                 f"multiplicity {m}: {g.degree()} roots needed")
         prev = None
@@ -720,7 +618,7 @@ def _eigvec(w: dict, q) -> EigVec:
     independent, so the eigenvector has ψ_k ≠ 0 and is that solution)."""
     what = f"eigvec witness of {w['of']}"
     X = q.mat(w["of"])
-    top = q.fact("croots", w["of"]).dominant(True)
+    top = dominant(q.fact("croots", w["of"]), True)
     if top is None:
         raise NotEvaluable("the top eigenvalue is not real, positive and simple")
     lam, n = top[0], X.nrows()
@@ -728,7 +626,7 @@ def _eigvec(w: dict, q) -> EigVec:
         require(isinstance(lam, fmpq), what, "an exact eigenvector needs a rational eigenvalue")
         v = ratmat([[x] for x in w["vector"]])
         require(v.nrows() == n and any(v.entries()) and X * v == v * lam, what, "not an eigenvector for λ")
-        return EigVec([v[i, 0] for i in range(n)], True)
+        return EigVec([v[i, 0] for i in range(n)], True, 0)
     k, prec = w["pivot"], w["prec"]
     require(0 <= k < n and 64 <= prec <= limits.MAX_PREC, what, "bad pivot or precision")
     idx = [i for i in range(n) if i != k]
@@ -770,7 +668,7 @@ def _eigenspace(w: dict, q) -> Eigenspace:
     ``basis`` = m independent eigenvectors (True), or a nonzero minor of X − λI of order
     d − m + 1 (rank > d − m: False)."""
     what, X = f"eigenspace witness of {w['of']}", q.mat(w["of"])
-    dom = q.fact("croots", w["of"]).dominant(False)
+    dom = dominant(q.fact("croots", w["of"]), False)
     if dom is None or dom[1] == 1:
         raise NotEvaluable("no dominant eigenvalue of multiplicity > 1")
     lam, m = dom

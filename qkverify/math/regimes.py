@@ -200,7 +200,9 @@ class Spectrum:
         out = []
         for i, (g, m) in enumerate(self.factors):
             mine = [e for e in self.eigs if e.factor == i]
-            out.append({"multiplicity": m,
+            # the factor f of charpoly(Y) itself (g(x) = f(D·x)): the kernel multiplies the
+            # factors out rather than factorising (issue 18)
+            out.append({"multiplicity": m, "poly": [str(c // self.D ** k) for k, c in enumerate(g.coeffs())],
                         "real": [[fmpq_str(e.lo), fmpq_str(e.hi)] for e in mine if e.real],
                         "complex": [e.box.to_json() for e in mine if not e.real and not e.conj]})
         return {"kind": "croots", "of": of, "prec": self.prec, "factors": out}

@@ -12,7 +12,7 @@ from flint import arb, ctx, fmpq
 
 from qkverify.claims.evaluate import evaluate
 from qkverify.io.law_inputs import LawInput, LobesInput
-from qkverify.kernel import sampling as KS
+from qkverify.kernel.rules import sampling as KS
 from qkverify.kernel import verify_document
 
 P5 = "expected_symmetric_energy_low_rank_qk"

@@ -31,9 +31,11 @@ only combines facts, and should read like its Lean statement.
 
 * **Read facts**: ``q.fact(kind, of)`` returns the typed fact of the certificate's witness
   (:mod:`..witnesses`: ``Spectrum.values``/``power_sum_2``, ``Rank.rank``/``kernel``,
-  ``Fiber.normP``/``commute``, ``Factor.x``/``y``, ``Inverse.Y`` (0 when singular), ``KernelBasis.dim``, ``CRoots.dominant``,
+  ``Fiber.normP``/``commute``, ``Factor.x``/``y``, ``Inverse.Y`` (0 when singular)/``singular``, ``KernelBasis.dim``,
+  ``dominant(CRoots)``,
   …); a missing witness is Invalid.  ``q.has(kind, of)`` for an optional witness.
-  Shorthands: ``q.spectrum(of)``, ``q.rank(of)``, ``q.profile()``, ``q.alpha_beta()``.
+  Shorthands: ``q.spectrum(of)``, ``q.rank(of)``; Definition 6 in :mod:`.definition6` (``profile(q)``,
+  ``alpha_beta(q)``, ``order(q)``, …).
   Every witness must be read by some declaration (else the certificate is invalid), except
   the standalone kinds spectrum, rank and cells.
 

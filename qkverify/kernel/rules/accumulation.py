@@ -15,11 +15,14 @@ from flint import fmpq, fmpq_poly
 
 from ..algebra import sturm_count
 from ..derive import Ctx
-from .. import sampling as SMP
+from . import sampling as SMP
 from ..lean import div as lean_div
-from ..jsonio import Undecided, qstr, require
-from ..sampling import limit_profile
+from ..jsonio import qstr, rat, require
+from .sampling import limit_profile
 from ..table import MT, A, dfn, predicate, thm
+from ..wellformed import Args, kind
+from .. import limits
+from . import definition6 as Def6
 from .moments import X, _S_in, other
 
 T5, L6, VEC, RHO, LOBES = "accumulation", "proportional_lobes", ("vector",), ("rho",), ("lobes",)
@@ -57,7 +60,7 @@ def _profile_of_spectrum(q: Ctx) -> bool:
     D = sum((t * t for t in a + b), fmpq(0))
     want = [fmpq(0), 2 * sum((s * t for s, t in zip(a, b)), fmpq(0)) / D,
             sum((_pos(s - t) ** 2 for s, t in zip(a, b)), fmpq(0)) / D, sum((_pos(t - s) ** 2 for s, t in zip(a, b)), fmpq(0)) / D]
-    got = [q.profile()[k].exact for k in "abcd"]
+    got = [Def6.profile(q)[k].exact for k in "abcd"]
     require(None not in got, "profile", "the profile of S is not rational")
     return got == want
 
@@ -205,3 +208,55 @@ SAMPLE = (("hu", "u_pos"), ("hv", "v_pos"), ("hX", "X_measurable"), ("hX'", "Xpr
 thm(A + "proportional_lobes", L6, LOBES, SAMPLE, lambda q: _trend(q, "delta"))
 thm(MT + "accumulation", T5, LOBES, SAMPLE + (("hNn", "Nn_ge_two_n"), ("hSsymm", "Sn_symmetric"),
                                               ("hspec", "spectrum_eq")), lambda q: _trend(q, "distance"))
+
+
+# -- the input kinds of this section: their Lean types (the well-formedness pass, kernel/wellformed.py)
+
+
+@kind("rho")
+def _wf_rho(i: dict) -> Args:
+    return Args(rho=rat(i["rho"]))
+
+
+_FAMILY = {"exponential": ("rate",), "gamma": ("shape", "scale"), "uniform": ("lo", "hi"), "pareto": ("scale", "shape")}
+
+
+def _positive_law(law: dict, what: str) -> tuple:
+    """A law of the lobes study: ("exponential", λ), ("gamma", k, θ) with an integer shape
+    1 ≤ k ≤ 64 (the sampler adds k exponentials), ("uniform", lo, hi) with lo < hi, ("pareto", x_m,
+    α) with 1/16 ≤ α ≤ 64; every other parameter positive."""
+    fam = law["family"]
+    need = _FAMILY[fam]
+    require(set(law) == {"family", *need}, "input", f"{what}: a {fam} law takes exactly {', '.join(need)}")
+    if fam == "gamma":
+        require(isinstance(law["shape"], int) and 1 <= law["shape"] <= 64 and rat(law["scale"]) > 0, "input",
+                f"{what}: a gamma law has an integer shape 1..64 and a positive scale")
+        return ("gamma", law["shape"], rat(law["scale"]))
+    p = [rat(law[k]) for k in need]
+    if fam == "uniform":
+        require(p[0] < p[1], "input", f"{what}: a uniform law needs lo < hi")
+        return ("uniform", p[0], p[1])
+    require(all(v > 0 for v in p), "input", f"{what}: the parameters of a {fam} law must be positive")
+    if fam == "pareto":
+        require(fmpq(1, 16) <= p[1] <= 64, "input", f"{what}: a Pareto shape lies in [1/16, 64]")
+    return (fam, *p)
+
+
+@kind("lobes")
+def _wf_lobes(i: dict) -> Args:
+    """Sampled lobes (Lemma 6, Theorem 5): γ, the laws X and X' actually have (γ when absent), u, v,
+    increasing sizes, the paths and the sign test's level δ = 1/k (20 ≤ k ≤ 10¹²), the dependence,
+    and S_n (form, coupling, spectral scales, extra zeros; defaults: symmetric, v, u, 0)."""
+    s = i["sizes"]
+    require(all(a < b for a, b in zip(s, s[1:])), "input", "sizes must increase strictly")
+    limits.over("samples", s[-1], limits.MAX_LOBES, "MAX_LOBES")
+    gamma = _positive_law(i["law"], "law")
+    delta = rat(i["delta"])
+    require(delta.p == 1 and 20 <= delta.q <= 10 ** 12, "input", "delta must be 1/k with 20 ≤ k ≤ 10^12")
+    S = i.get("S", {"form": "symmetric", "coupling": "0", "scale_pos": i["v"], "scale_neg": i["u"], "extra_zeros": 0})
+    return Args(law=gamma, law_X=_positive_law(i["law_X"], "law_X") if "law_X" in i else gamma,
+                law_Xprime=_positive_law(i["law_Xprime"], "law_Xprime") if "law_Xprime" in i else gamma,
+                u=rat(i["u"]), v=rat(i["v"]), sizes=list(s), paths=i["paths"], delta=delta,
+                dependence=i.get("dependence", "independent"),
+                S={"form": S["form"], "coupling": rat(S["coupling"]), "scale_pos": rat(S["scale_pos"]),
+                   "scale_neg": rat(S["scale_neg"]), "extra_zeros": S["extra_zeros"]})

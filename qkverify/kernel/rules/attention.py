@@ -17,11 +17,13 @@ from math import isqrt
 
 from flint import arb, arb_mat, ctx, fmpq, fmpq_mat, fmpq_mpoly_ctx, fmpz_mat
 
+from .. import limits
 from .. import weights as W
 from ..derive import PREC, Ctx
 from ..jsonio import Invalid, Undecided, rat, ratmat, require
 from ..lean_expr import Node, equals_everywhere, lean_eval, polynomial_everywhere, subst, to_tree
 from ..table import MT, NotEvaluable, dfn, predicate, thm
+from ..wellformed import Args, kind, matrix, square, vector
 
 AF, BI, TR, Q3 = ("attention_function",), ("biaffine",), ("transformer",), "qkv_homogenizes_to_bilinear"
 NORM_PREC = 64  # bits of the trace-power bound of ‖W_1‖, ‖W_2‖ (hM)
@@ -655,3 +657,53 @@ def _homogenises(q: Ctx) -> bool:
 
 
 thm(MT + Q3, Q3, TR, (("ha", "qkv_attention_functions"),), _homogenises)
+
+
+# -- the input kinds of this section: their Lean types (the well-formedness pass, kernel/wellformed.py)
+
+
+@kind("attention_function")
+def _wf_attention_function(i: dict) -> Args:
+    """σ : C^k → ℝ^k (k scores), w : C^k → ℝ^k (k weights), φ : ℝ^k → ℝ."""
+    k = i["k"]
+    require(len(i["scores"]) == k, "input", f"scores: k = {k} expressions are needed")
+    pot, wts = i["potential"], i["weights"]
+    if "quadratic" in pot:
+        Q = square(pot["quadratic"]["Q"], "Q", k)
+        require(Q == Q.transpose(), "input", "the quadratic potential's Q must be symmetric")
+        vector(pot["quadratic"]["b"], "b", k)
+    if "softmax" in wts:
+        require(len(wts["softmax"]["scores"]) == k, "input", f"softmax scores: k = {k} expressions are needed")
+    else:
+        require(len(wts["polynomial"]) == k, "input", f"weights: k = {k} expressions are needed")
+    return Args(k=k, N=i["N"])
+
+
+@kind("biaffine")
+def _wf_biaffine(i: dict) -> Args:
+    N = i["N"]
+    a = Args(N=N)
+    if "decomposition" in i:
+        d = i["decomposition"]
+        a["B"], a["L"], a["R"] = square(d["B"], "B", N), vector(d["L"], "L", N), vector(d["R"], "R", N)
+        a["D"] = rat(d["D"])
+    return a
+
+
+@kind("transformer")
+def _wf_transformer(i: dict) -> Args:
+    """Tokens x : C^ℓ (ℓ × N), heads (weights ℓ × ℓ, or W_Q, W_K n × N), value maps
+    W_V (d × N), W_O (N × d), M(y) = W_2 act(W_1 y + b_1) + b_2; inline parts checked here,
+    tensor parts when read (:func:`shape`)."""
+    a = Args()
+    if isinstance(i["x"], list):
+        X = matrix(i["x"], "x (tokens as rows)")
+        a["x"], a["ell"], a["N"] = X, X.nrows(), X.ncols()
+    for h, head in enumerate(i["heads"]):
+        if "weights" in head and "ell" in a:
+            square(head["weights"], f"heads[{h}].weights", a["ell"])
+    if "positions" in i and "ell" in a:
+        a["positions"] = matrix(i["positions"], "positions", a["ell"], a["N"])
+    if "alpha" in i and "ell" in a:
+        a["alpha"] = vector(i["alpha"], "alpha", a["ell"])
+    return a

@@ -4,12 +4,15 @@ through (1−𝒫)² = (1−ρ)²Σλ²/((1+ρ²)‖S‖²), (1−bound)² = (1�
 
 from __future__ import annotations
 
-from flint import arb, fmpq, fmpq_mat, fmpz, fmpz_poly
+from flint import arb, fmpq, fmpz_poly
 
 from ..algebra import Root, precision, to_arb
-from ..derive import Coord, Ctx, lean_div
+from ..algebra import Coord
+from ..derive import Ctx, derived, lean_div
 from ..jsonio import Undecided
 from ..table import MT, dfn, predicate, thm
+from ..wellformed import Args, kind, matrix, square
+from . import definition6 as Def6
 from .profile import signs
 
 L2, MAT, HS = "pairing_bound", ("matrix",), (("hS", "is_symmetric"),)
@@ -26,7 +29,7 @@ def power_sum(q: Ctx) -> fmpq:
 
 def sums(q: Ctx) -> tuple:
     """(A, B, C, Σλ²): ‖λ₊‖², ‖λ₋‖², ⟨λ₊, λ₋⟩ when rational (one norm may be Σλ² minus the other)."""
-    al, be = q.alpha_beta("S")
+    al, be = Def6.alpha_beta(q, "S")
     p2 = power_sum(q)
     A = sum((x * x for x in al), fmpq(0)) if all(map(_q, al)) else None
     B = sum((x * x for x in be), fmpq(0)) if all(map(_q, be)) else None
@@ -38,7 +41,7 @@ def sums(q: Ctx) -> tuple:
 def proportional(q: Ctx) -> bool:
     """λ₋ = ρλ₊ (ρ = 0 when λ₊ = 0): from the supports, rational entries or ratio 1; refuted by an
     enclosure (certified); out of reach for an irrational ratio ≠ 1."""
-    al, be = q.alpha_beta("S")
+    al, be = Def6.alpha_beta(q, "S")
     m, k = sum(q.sign(x) > 0 for x in al), sum(q.sign(y) > 0 for y in be)
     if k == 0 or m != k or m == 1:
         return k == 0 or m == k
@@ -56,7 +59,7 @@ def proportional(q: Ctx) -> bool:
 
 def _balls(q: Ctx, bits: int) -> tuple[arb, arb]:
     """Enclosures of 𝒫 and of 1 − |1−ρ|/√(1+ρ²)."""
-    A, B = ([to_arb(x, bits) for x in xs] for xs in q.alpha_beta("S"))
+    A, B = ([to_arb(x, bits) for x in xs] for xs in Def6.alpha_beta(q, "S"))
     E = sum(((x - y) * (x - y) for x, y in zip(A, B)), arb(0))
     rho = sum((y * y for y in B), arb(0)).sqrt() / sum((x * x for x in A), arb(0)).sqrt()
     return 1 - (E * arb(lean_div(fmpq(1), q.frob("S")))).nonnegative_part().sqrt(), 1 - abs(1 - rho) / (1 + rho * rho).sqrt()
@@ -85,7 +88,7 @@ def _pairing_bound(q: Ctx) -> bool:
         eq = r >= 0 and r * r * (1 + s) ** 2 == 4 * s
         return x2 == max(fmpq(0), 1 - 2 * lean_div(C, F)) and (r <= 0 or r * r * (1 + s) ** 2 <= 4 * s) and eq == prop
     if prop:  # radicands agree iff Σλ² = ‖S‖²; ρ = 1 iff α₁ = β₁
-        one = q.cmp(q.alpha_beta("S")[0][0], q.alpha_beta("S")[1][0]) == 0
+        one = q.cmp(Def6.alpha_beta(q, "S")[0][0], Def6.alpha_beta(q, "S")[1][0]) == 0
         return p2 == F and (one or p2 >= F) and (one or p2 == F)
     q.certified = True
     for bits in (128, 512, 2048):
@@ -103,8 +106,8 @@ def _norm_sq(q: Ctx) -> bool:
 
 
 predicate("lamPlus_ne_zero", lambda q: signs(q)[0] > 0)
-dfn(MT + "lamPlusVec", L2, MAT, lambda q: q.alpha_beta("S")[0], HS)
-dfn(MT + "lamMinusVec", L2, MAT, lambda q: q.alpha_beta("S")[1], HS)
+dfn(MT + "lamPlusVec", L2, MAT, lambda q: Def6.alpha_beta(q, "S")[0], HS)
+dfn(MT + "lamMinusVec", L2, MAT, lambda q: Def6.alpha_beta(q, "S")[1], HS)
 dfn(MT + "pairingScoreSym", L2, MAT, pairing_score, HS)
 thm(MT + "frobSq_eq_norm_sq_add_norm_sq", L2, MAT, HS, _norm_sq)
 thm(MT + "pairing_bound", L2, MAT, HS + (("hplus", "lamPlus_ne_zero"),), _pairing_bound)
@@ -118,11 +121,13 @@ def _dim_V(q: Ctx) -> int:
 
 
 def _posdef_on(q: Ctx) -> bool:
-    """The rows of V are a basis (rank witness), x = Vᵀc: S ≻ 0 on V iff G = V S Vᵀ ≻ 0 (Sylvester)."""
-    V = q.mat("V")
-    G = V * q.mat("S") * V.transpose()
-    n = G.nrows()
-    return _dim_V(q) == n and all(fmpq_mat([[G[i, j] for j in range(k)] for i in range(k)]).det() > 0 for k in range(1, n + 1))
+    """posDefOn (symPart L) V, V spanned by the rows of V: with the rows a basis (rank witness),
+    x = Vᵀc, S ≻ 0 on V iff G = V S Vᵀ ≻ 0 -- the definite fact of G (LDLᵀ multiplied back, or an
+    x with xᵀGx ≤ 0); the kernel takes no determinant."""
+    return _dim_V(q) == q.mat("V").nrows() and q.fact("definite", "VSVt").positive
+
+
+derived("VSVt")(lambda q: q.mat("V") * q.mat("S") * q.mat("V").transpose())
 
 
 HRANK = (("hrank", "rank_le_n"),)
@@ -132,3 +137,17 @@ thm(MT + "rank_balance", "rank_balance", ("matrix_bound", "matrix_subspace"), HR
     lambda q: max(signs(q)[:2]) <= q.arg("n"))
 thm(MT + "finrank_le_of_posDefOn", "rank_balance", ("matrix_subspace",), HRANK + (("hV", "symPart_posdef_on"),),
     lambda q: _dim_V(q) <= q.arg("n"))
+
+
+# -- the input kinds of this section: their Lean types (the well-formedness pass, kernel/wellformed.py)
+
+
+@kind("matrix_bound")
+def _wf_matrix_bound(i: dict) -> Args:
+    return Args(L=square(i["L"], "L"), n=i["n"])
+
+
+@kind("matrix_subspace")
+def _wf_matrix_subspace(i: dict) -> Args:
+    L = square(i["L"], "L")
+    return Args(L=L, n=i["n"], V=matrix(i["V"], "V (rows spanning the subspace)", cols=L.nrows()))

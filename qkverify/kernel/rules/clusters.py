@@ -7,10 +7,13 @@ from __future__ import annotations
 from flint import arb, fmpq, fmpq_mat
 
 from .. import weights as W
-from ..algebra import CBox, precision
-from ..derive import Coord, Ctx, derived, eye, sym
+from ..algebra import precision
+from ..algebra import Coord
+from ..derive import Ctx, derived, eye, sym
 from ..jsonio import Undecided, require
 from ..table import NotEvaluable, dfn, predicate
+from ..witnesses import dominant
+from ..wellformed import Args, kind, matrix, slices, square
 
 TRIPLE, HEADS = ("triple",), ("triple", "value_head")
 GT = "clusters_good_triple"
@@ -60,7 +63,7 @@ def _croots(q: Ctx):
 
 
 def _dominant(q: Ctx, simple: bool):
-    return _croots(q).dominant(simple)
+    return dominant(_croots(q), simple)
 
 
 def _top(q: Ctx):
@@ -133,3 +136,23 @@ dfn("clusters.paranormal_eigenvalue", "clusters_paranormal", TRIPLE,
     lambda q: [_para(q)[0], [_para(q)[1], _mats(q)["X"].nrows() - _para(q)[1]]], (("hV", "V_paranormal"),))
 dfn("clusters.good_triple_multiplicity", "clusters_good_triple_multiplicity", TRIPLE,
     lambda q: all([_pd(q)[2], _para(q) is not None]))
+
+
+# -- the input kinds of this section: their Lean types (the well-formedness pass, kernel/wellformed.py)
+
+
+@kind("value_head")
+def _wf_value_head(i: dict) -> Args:
+    roles = sorted(t["role"] for t in i["tensors"])
+    require(roles == ["W_K", "W_O", "W_Q", "W_V"], "input", "the tensors must give W_Q, W_K, W_V and W_O once each")
+    for t in i["tensors"]:
+        slices(t, i["n"], t["role"])
+    return Args(n=i["n"], N=i["N"])
+
+
+@kind("triple")
+def _wf_triple(i: dict) -> Args:
+    """Q, K : k × d, V : d × d."""
+    Q = matrix(i["Q"], "Q")
+    k, d = Q.nrows(), Q.ncols()
+    return Args(Q=Q, K=matrix(i["K"], "K", k, d), V=square(i["V"], "V", d))

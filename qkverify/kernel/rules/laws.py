@@ -15,10 +15,12 @@ from __future__ import annotations
 
 from flint import fmpq
 
-from .. import sampling as SMP
+from . import sampling as SMP
+from .. import limits
 from ..derive import Ctx, lean_div
-from ..jsonio import Invalid, Undecided, qstr
+from ..jsonio import Invalid, Undecided, qstr, rat, require
 from ..table import A, predicate, thm
+from ..wellformed import Args, kind
 
 C1, C2, P5 = "integral_frobSq_iid", "integral_frobSq_qk", "expected_symmetric_energy_low_rank_qk"
 LAW = ("law",)
@@ -146,3 +148,72 @@ for _name, _st, _bs, _fn in (
         (P5, P5, LR, lambda q: _ratio_is(q, 0, _t(q, 1))),
         ("expected_skew_energy_low_rank_qk", P5, LR, lambda q: _ratio_is(q, 1, _t(q, -1)))):
     thm(A + _name, _st, LAW, _bs, _fn)
+
+
+# -- the input kinds of this section: their Lean types (the well-formedness pass, kernel/wellformed.py)
+
+
+def _law(j: dict) -> tuple:
+    """("atoms", [(v, p), …]) -- a Gaussian of variance 0 is the point mass at its mean --,
+    ("gauss", m, v) with v > 0, or ("pareto", x_m, α, symmetric) with x_m > 0, 1/4 ≤ α ≤ 64."""
+    if "gaussian" in j:
+        m, v = rat(j["gaussian"]["mean"]), rat(j["gaussian"]["variance"])
+        require(v >= 0, "input", "a Gaussian variance must be ≥ 0")
+        return ("gauss", m, v) if v else ("atoms", [(m, fmpq(1))])
+    if "pareto" in j:
+        xm, a = rat(j["pareto"]["scale"]), rat(j["pareto"]["shape"])
+        require(xm > 0 and fmpq(1, 4) <= a <= 64, "input", "a Pareto law needs scale > 0 and 1/4 ≤ shape ≤ 64")
+        return ("pareto", xm, a, j["pareto"]["symmetric"])
+    at = [(rat(x), rat(p)) for x, p in j["atoms"]]
+    ok = all(p > 0 for _, p in at) and sum(p for _, p in at) == 1 and all(a[0] < b[0] for a, b in zip(at, at[1:]))
+    require(ok, "input", "a finite law needs strictly increasing atoms with positive probabilities summing to 1")
+    return ("atoms", at)
+
+
+@kind("law")
+def _law_input(i: dict) -> Args:
+    """A random matrix with exact entry laws: L (N × N, model iid) or W_K, W_Q (n × N, model qk);
+    each entry a probability law -- one law, or the distinct laws once and an index per entry
+    (``distinct`` lists the laws used, so a predicate over every entry costs O(n·N)); ``uniform``
+    the law of a matrix given by one law;
+    ``copies`` {target entry: (source entry, ±1)}: the target is ±the source, so its stated law
+    must be that law, no source is a target, no target twice; the Monte Carlo parameters."""
+    N = i["N"]
+    n = i.get("n", 0)
+    rows = N if i["model"] == "iid" else n
+    names = ("L",) if i["model"] == "iid" else ("W_K", "W_Q")
+    grids, uniform, distinct = {}, {}, {}
+    for k in names:
+        x = i[k]
+        limits.over("entry laws", rows * N, limits.MAX_INLINE_ENTRIES, "MAX_INLINE_ENTRIES")
+        if "index" not in x:   # one law for every entry
+            law = _law(x)
+            grids[k], uniform[k], distinct[k] = [[law] * N for _ in range(rows)], law, [law] if rows * N else []
+            continue
+        table = [_law(l) for l in x["laws"]]   # the distinct laws once; each entry an index into them
+        idx = [[int(i) for i in r.split(",")] if r else [] for r in x["index"]]   # the schema's pattern: digits
+        require(all(i < len(table) for r in idx for i in r), "input", f"{k}: an index is past its laws")
+        g = [[table[i] for i in r] for r in idx]
+        require(len(g) == rows and all(len(r) == N for r in g), "input", f"{k} must be {rows}×{N} laws")
+        grids[k], uniform[k] = g, None
+        used = {i for r in idx for i in r}
+        distinct[k] = [table[i] for i in sorted(used)]
+    copies: dict = {}
+    for c in i.get("copies", []):
+        t, s = tuple(c["entry"]), tuple(c["of"])
+        for e in (t, s):
+            require(e[0] in names and e[1] < rows and e[2] < N, "input", f"copy endpoint {list(e)} is outside the matrices")
+        require(t != s and t not in copies, "input", f"entry {list(t)} is copied twice, or from itself")
+        copies[t] = (s, c["sign"])
+    for t, (s, sign) in copies.items():
+        require(s not in copies, "input", f"entry {list(s)} is itself a copy")
+        src = grids[s[0]][s[1]][s[2]]
+        want = src if sign == 1 else SMP.negated(src)
+        require(want is not None and want == grids[t[0]][t[1]][t[2]], "input",
+                f"entry {list(t)} is ±{list(s)}: its stated law must be that law")
+    mc = i.get("monte_carlo")
+    if mc is not None:
+        d = rat(mc["delta"])
+        require(d.p == 1 and 20 <= d.q <= 10 ** 12, "input", "monte_carlo.delta must be 1/k with 20 ≤ k ≤ 10^12")
+    return Args(N=N, n=n, model=i["model"], laws=grids, uniform=uniform, distinct=distinct, copies=copies,
+                monte_carlo=mc)

@@ -13,12 +13,15 @@ from __future__ import annotations
 import functools
 import math
 
-from flint import arb, fmpq, fmpq_mat, fmpq_poly, fmpz_poly
+from flint import fmpq, fmpq_mat, fmpq_poly
 
-from ..algebra import MAX_BISECTIONS, Quad, Root, cmp, count_with_multiplicity, precision, sign_at, sturm_count, to_arb
+from .. import limits
+from ..algebra import Quad, Root, cmp, count_with_multiplicity, precision, sign_at, sturm_count, to_arb
 from ..derive import Ctx, derived, eye, frob, trace
-from ..jsonio import Invalid, Undecided, require
+from ..jsonio import Invalid, Undecided, rat, require
 from ..table import A, NotEvaluable, dfn, predicate, thm
+from ..wellformed import Args, exact_real, kind, square, vector
+from ..wellformed import S_of_x, even_x, needs
 
 VEC, HEAD = ("vector",), ("head",)
 B0, L7, L8, C0, L9 = "MemLambdaSet", "pairingScore_eq", "pairingScore_eq_one_iff", "statO", "statO_eq_tsum_odd_moments"
@@ -93,12 +96,13 @@ reals = lambda v: [t.real() for t in v]  # noqa: E731
 
 
 predicate("mem_Lambda", lambda q: mem(X(q)))
-dfn(A + "MemLambdaSet", B0, VEC, lambda q: mem(X(q)))
-dfn(A + "lamPlus", B0, VEC, lambda q: reals(lp(X(q))))
-dfn(A + "lamMinus", B0, VEC, lambda q: reals(lm(X(q))))
-dfn(A + "imbalance", B0, VEC, lambda q: imb(X(q)).real())
-dfn(A + "statC", B0, VEC, lambda q: C(X(q)).real())
-dfn(A + "pairingScore", B0, VEC, lambda q: P(X(q)))
+E2M = (even_x,)  # x : Fin (2m) → ℝ
+dfn(A + "MemLambdaSet", B0, VEC, lambda q: mem(X(q)), args=E2M)
+dfn(A + "lamPlus", B0, VEC, lambda q: reals(lp(X(q))), args=E2M)
+dfn(A + "lamMinus", B0, VEC, lambda q: reals(lm(X(q))), args=E2M)
+dfn(A + "imbalance", B0, VEC, lambda q: imb(X(q)).real(), args=E2M)
+dfn(A + "statC", B0, VEC, lambda q: C(X(q)).real(), args=E2M)
+dfn(A + "pairingScore", B0, VEC, lambda q: P(X(q)), args=E2M)
 dfn(A + "iotaMap", B0, VEC, lambda q: reals(iota(X(q))))
 
 
@@ -123,11 +127,17 @@ for _n, _f, _b in (  # Lemma 7 (BimodalIdentities.lean)
         ("two_mul_statC_le_one", lambda x: (1 - 2 * C(x)).sign() >= 0, HX),
         ("pairingScore_nonneg", lambda x: cmp(P(x), fmpq(0)) >= 0, HX),
         ("pairingScore_le_one", lambda x: cmp(P(x), fmpq(1)) <= 0, HX)):
-    thm(A + _n, L7, VEC, _b, lambda q, f=_f: f(X(q)))
+    thm(A + _n, L7, VEC, _b, lambda q, f=_f: f(X(q)), args=E2M)
 
 
 _D = lambda x: dot(*2 * [[a - b for a, b in zip(x, iota(x))]]).rational()  # noqa: E731
 _add = lambda u, v: [a + b for a, b in zip(u, v)]  # noqa: E731
+
+
+def _l8_args(name: str) -> tuple:
+    """iotaMap's lemmas take x (and y, c) of any length n; the others x of length 2m."""
+    extra = (needs("y"),) if "add" in name or name.startswith("sum_iotaMap") else (needs("c"),) if "smul" in name else ()
+    return extra + (() if name.startswith(("iotaMap_", "sum_iotaMap")) else E2M)
 
 
 for _n, _f, _b in (  # Lemma 8 (BimodalInvolution.lean)
@@ -145,7 +155,7 @@ for _n, _f, _b in (  # Lemma 8 (BimodalInvolution.lean)
         ("sum_sq_sub_iotaMap", lambda q, x: _D(x) == 2 * qP(x), HX_),
         ("pairingScore_eq_dist_iotaMap", lambda q, x: qP(even(x)) == _D(x) / 2, HX),  # √a = √D/√2 ⇔ a = D/2
         ("pairingScore_eq_one_iff", lambda q, x: (cmp(P(x), fmpq(1)) == 0) == (iota(x) == x), HX)):
-    thm(A + _n, L8, VEC, _b, lambda q, f=_f: f(q, X(q)))
+    thm(A + _n, L8, VEC, _b, lambda q, f=_f: f(q, X(q)), args=_l8_args(_n))
 
 dfn(A + "statO", C0, VEC, lambda q: stO(X(q)).real())
 dfn(A + "statE", C0, VEC, lambda q: stE(X(q)).real())
@@ -259,7 +269,7 @@ for _n, _f, _b in (  # Lemma 9 (OEEquivalences.lean)
         ("trace_eq_statO", lambda q: _vtraces(q)[0] == stO(X(q)), TR),
         ("trace_eq_statE", lambda q: _vtraces(q)[1] == stE(X(q)), TR),
         ("trace_eq_statR", lambda q: _vtraces(q)[2] == stR(X(q)), TR)):
-    thm(A + _n, L9, VEC, _b, _f)
+    thm(A + _n, L9, VEC, _b, _f, args=E2M + ((S_of_x,) if _n.startswith("trace_eq") else ()))
 
 
 # -- Lemma 10 (GramForm.lean) ---------------------------------------------------------
@@ -283,7 +293,17 @@ def scale(x, c: fmpq):
     return Root(g, x.lo * c, x.hi * c)
 
 
-def square(x):
+def _halve(x: Root) -> Root:
+    """The half of x's interval holding x (an input's exact real, refined to square it: the kernel
+    never refines a witness's intervals)."""
+    mid = (x.lo + x.hi) / 2
+    s = sign_at(x.f, mid)
+    if s == 0:
+        return Root(x.f, mid, mid)
+    return Root(x.f, x.lo, mid) if s != sign_at(x.f, x.lo) else Root(x.f, mid, x.hi)
+
+
+def real_square(x):
     """x² for an exact real x: a rational, or a Root of (the irreducible factor holding it of)
     e(u)² − u·o(u)², x's polynomial f(t) = e(t²) + t·o(t²), in an interval refined until that
     polynomial has exactly one root there (Sturm)."""
@@ -298,7 +318,7 @@ def square(x):
     u = fmpq_poly([0, 1])
     P = _int_poly((e * e - u * o * o).coeffs())
     P = P // P.gcd(P.derivative())
-    for _ in range(MAX_BISECTIONS):
+    for _ in range(limits.MAX_BISECTIONS):
         if x.lo == x.hi:
             return x.lo * x.lo
         if not (x.lo < 0 < x.hi):
@@ -309,8 +329,8 @@ def square(x):
                 if g.degree() == 1:
                     return fmpq(-g.coeffs()[0], g.coeffs()[1])
                 return Root(g, lo, hi)
-        x.bisect()
-    raise Undecided("the square of an algebraic number was not isolated within the bisection limit")
+        x = _halve(x)
+    raise Undecided("the square of an algebraic number was not isolated within the bisection limit MAX_BISECTIONS")
 
 
 def rational_or_none(x):
@@ -392,7 +412,7 @@ def is_snns(q: Ctx, lam: Lam) -> bool:
         if r is not None:
             if cmp(scale(x, r), y) != 0:
                 return False
-        elif cmp(scale(square(x), f), square(y)) != 0:
+        elif cmp(scale(real_square(x), f), real_square(y)) != 0:
             return False
     return True
 
@@ -409,7 +429,7 @@ def _lam_sq(lam: Lam):
     """Σ lam_i² exactly when every lam_i² is rational, else None."""
     out = fmpq(0)
     for v in lam.vals:
-        v2 = rational_or_none(square(v))
+        v2 = rational_or_none(real_square(v))
         if v2 is None:
             return None
         out += v2 / lam.f
@@ -481,7 +501,7 @@ def _stats_entries(q: Ctx, lam: Lam, i: int):
     with precision(256):
         rf, tot = arb(f).sqrt(), arb(0)
         for v in lam.vals:
-            at_one = cmp(square(v), f) == 0
+            at_one = cmp(real_square(v), f) == 0
             if at_one and (i < 2 or cmp(v, fmpq(0)) > 0):
                 continue
             a = to_arb(v, 240) / rf
@@ -591,3 +611,31 @@ for _n_, _f, _b, _k_ in (
         (f"{nm}_eq_trace", lambda q, i=i: _stats_lam(q, i), HMNH, HEAD)
         for i, nm in enumerate(("statO", "statE", "statR"))):
     thm(G + _n_, L10, _k_, _b, _f)
+
+
+# -- the input kinds of this section: their Lean types (the well-formedness pass, kernel/wellformed.py)
+
+
+@kind("vector")
+def _wf_vector(i: dict) -> Args:
+    """x : Fin n → ℝ; y of the same length; c : ℝ; S square (its size is tied to x by each
+    declaration, e.g. 2m × 2m for Lemma 9)."""
+    x = vector(i["x"], "x")
+    a = Args(x=x, normalize=i["normalize"], n=len(x))
+    if "y" in i:
+        a["y"] = vector(i["y"], "y", len(x))
+    if "c" in i:
+        a["c"] = rat(i["c"])
+    if "S" in i:
+        a["S"] = square(i["S"], "S")
+    return a
+
+
+@kind("matrix_spectrum")
+def _wf_matrix_spectrum(i: dict) -> Args:
+    """S : Matrix (Fin k) (Fin k) ℝ (any), lam, lam' : Fin m → ℝ (one m), exact reals."""
+    a = Args(S=square(i["S"], "S"), lam=[exact_real(x, f"lam[{j}]") for j, x in enumerate(i["lam"])])
+    if "lam2" in i:
+        require(len(i["lam2"]) == len(i["lam"]), "input", "lam and lam2 must have one length m")
+        a["lam2"] = [exact_real(x, f"lam2[{j}]") for j, x in enumerate(i["lam2"])]
+    return a

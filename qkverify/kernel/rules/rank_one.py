@@ -8,9 +8,12 @@ from __future__ import annotations
 from flint import arb, fmpq
 
 from ..algebra import Quad
-from ..derive import Coord, Ctx
-from ..jsonio import require
+from ..algebra import Coord
+from ..derive import Ctx
+from ..jsonio import rat, require
 from ..table import MT, NotEvaluable, dfn, predicate, thm
+from ..wellformed import Args, kind, vector
+from . import definition6 as Def6
 from .profile import _same_coord
 
 
@@ -23,6 +26,21 @@ def profile_num(L: list) -> tuple[Surd, list[Surd]]:
     tr = sum((L[i][i] for i in n), Surd(0))
     fL, fS, fT = (sum((f(L[i][j], L[j][i]) for i in n for j in n), Surd(0)) for f in
                   (lambda x, y: x * x, lambda x, y: (x + y) * (x + y) * h * h, lambda x, y: (x + y * -1) * (x + y * -1) * h * h))
+    return _from_norms(tr, fL, fS, fT)
+
+
+def profile_num_xy(x: list, y: list) -> tuple[Surd, list[Surd]]:
+    """profile_num of L = x yᵀ without multiplying it out (O(N)): tr L = x·y, ‖L‖² = |x|²|y|²,
+    tr L² = (x·y)², ‖S‖² = (‖L‖² + tr L²)/2, ‖T‖² = (‖L‖² − tr L²)/2."""
+    dot = lambda u, v: sum((a * b for a, b in zip(u, v)), Surd(0))  # noqa: E731
+    tr, fL = dot(x, y), dot(x, x) * dot(y, y)
+    t2, h = tr * tr, fmpq(1, 2)
+    return _from_norms(tr, fL, (fL + t2) * h, (fL + t2 * -1) * h)
+
+
+def _from_norms(tr, fL, fS, fT) -> tuple[Surd, list[Surd]]:
+    """S has at most two nonzero eigenvalues, with sum tr S = tr L and product e₂ = ((tr S)² − ‖S‖²)/2."""
+    h = fmpq(1, 2)
     e2, sg, z = (tr * tr + fS * -1) * h, tr.sign(), Surd(0)
     if e2.sign() > 0:
         return fL, [fT, z, fS if sg > 0 else z, fS if sg < 0 else z]
@@ -47,7 +65,7 @@ def _profile_is(q: Ctx, p: list[fmpq]) -> bool:
     on the certified spectrum (exact, or disjoint enclosures)."""
     if q.rank("L") <= 1:
         return _equal(*profile_num(_rat(q.mat("L"))), p)
-    return all(_same_coord(q, q.profile()[k], Coord(arb(x), x, x == 0)) for k, x in zip("abcd", p))
+    return all(_same_coord(q, Def6.profile(q)[k], Coord(arb(x), x, x == 0)) for k, x in zip("abcd", p))
 
 
 def _in_theta(p: list[fmpq]) -> bool:
@@ -74,7 +92,7 @@ def _smul(q: Ctx) -> bool:
     if q.kind == "rank_one":
         u, v, s = q.arg("u"), q.arg("v"), q.arg("s")
         t = _dot(u, v)
-        return _equal(*profile_num([[Surd(s * a * b) for b in v] for a in u]), _formula(t * t, (t > 0) - (t < 0)))
+        return _equal(*profile_num_xy([Surd(s * a) for a in u], [Surd(b) for b in v]), _formula(t * t, (t > 0) - (t < 0)))
     f = _matrix_factor(q)
     if f is None:
         raise NotEvaluable("rank L ≠ 1")
@@ -110,7 +128,7 @@ def _locus(q: Ctx) -> bool:
             return False
         raise NotEvaluable("no matrix realising the point is given")
     f = q.fact("factor", "theta")  # N entries each (checked)
-    require(_equal(*profile_num([[a * b for b in f.y] for a in f.x]), p), "factor witness", "x yᵀ does not have profile p")
+    require(_equal(*profile_num_xy(f.x, f.y), p), "factor witness", "x yᵀ does not have profile p")
     return True
 
 
@@ -127,3 +145,18 @@ thm(MT + "exists_smul_vecMulVec_of_rank_eq_one", P4, ("matrix",), (("hL", "rank_
     lambda q: _matrix_factor(q) is not None)
 thm(MT + "profile_rank_one", P4, ("matrix",), (("hL", "rank_eq_one"), ("hnorm", "norm_eq_one")), _trace_formula)
 thm(MT + "profiles_rank_one_eq_Theta", P4, ("matrix", "theta_point"), (("hN", "N_ge_two"),), _locus)
+
+
+# -- the input kinds of this section: their Lean types (the well-formedness pass, kernel/wellformed.py)
+
+
+@kind("rank_one")
+def _wf_rank_one(i: dict) -> Args:
+    """u, v : Fin N → ℝ (one length), s : ℝ."""
+    u = vector(i["u"], "u")
+    return Args(u=u, v=vector(i["v"], "v", len(u)), s=rat(i["s"]), N=len(u))
+
+
+@kind("theta_point")
+def _wf_theta_point(i: dict) -> Args:
+    return Args(p=vector(i["p"], "p", 4), N=i["N"])

@@ -21,6 +21,7 @@ from .. import weights as W
 from ..derive import PREC, Ctx, derived
 from ..jsonio import Undecided, rat, ratmat, require
 from ..table import MT, NotEvaluable, dfn, predicate, thm
+from ..wellformed import Args, kind, square
 
 D3, P1, FORMS, RW = "IsRoPELike", "isRoPELike_iff", ("forms",), ("rope_weights",)
 H0 = (("h0", "B0_nondegenerate"),)
@@ -38,25 +39,14 @@ def _k(q: Ctx) -> int:
     return q.inp["k"] if q.kind == "rope_weights" else q.arg("k")
 
 
-derived("B0")(lambda q: _G(q)[0])
-
-
-def _L0_inv(q: Ctx) -> fmpq_mat:
-    """L_0⁻¹ as Mathlib's ``Matrix.inv`` of G_0: its inverse, or 0 when G_0 is singular (shown by the
-    ``inverse`` witness of B0 with a null vector; the reading of T_d = L_0⁻¹ L_d when h0 is dropped)."""
-    def build():
-        G0 = _G(q)[0]
-        if q.has("inverse", "B0"):
-            return q.fact("inverse", "B0").Y
-        require(G0.det() != 0, "witnesses", "G_0 is singular: its Lean inverse 0 needs the inverse witness of B0")
-        return G0.inv()
-
-    return q.memo("L0inv", build)
+def _L0inv(q: Ctx) -> fmpq_mat:
+    """L_0⁻¹ from the inverse witness of B_0 (Lean: 0 when B_0 is degenerate); never computed."""
+    return q.fact("inverse", "B0").Y
 
 
 def _T(q: Ctx) -> list[fmpq_mat]:
-    """T_d = L_0⁻¹ L_d for every given d (0 for every d when G_0 is singular)."""
-    return q.memo("T", lambda: [_L0_inv(q) * G for G in _G(q)])
+    """T_d = L_0⁻¹ L_d for every given d (0 for every d when G_0 is singular: Mathlib's inverse)."""
+    return q.memo("T", lambda: [_L0inv(q) * G for G in _G(q)])
 
 
 def _pow(S: fmpq_mat, d: int) -> fmpq_mat:
@@ -150,8 +140,8 @@ def _same_rotation(q: Ctx) -> bool:
 
 def _nondegenerate(q: Ctx) -> bool:
     if q.kind == "forms":
-        return _G(q)[0].det() != 0
-    return _rows(q, "W_K").det() != 0 and _rows(q, "W_Q").det() != 0
+        return not q.fact("inverse", "B0").singular
+    return not q.fact("inverse", "WK_H").singular and not q.fact("inverse", "WQ_H").singular
 
 
 def _hS(q: Ctx) -> bool:
@@ -175,18 +165,50 @@ def _eq_T1(q: Ctx) -> bool:
     return ratmat(q.inp["S"]) == _T(q)[1]
 
 
+derived("B0")(lambda q: _G(q)[0])
+derived("WK_H")(lambda q: _rows(q, "W_K"))
+derived("WQ_H")(lambda q: _rows(q, "W_Q"))
 predicate("B0_nondegenerate", _nondegenerate)
 predicate("k_ge_two", lambda q: _k(q) >= 2)
 predicate("ropeT_eq_pow", _hS)
 dfn(MT + "ropeL", D3, FORMS, lambda q: list(_G(q)))
 def _nonsingular(q: Ctx) -> fmpq_mat:
-    if _G(q)[0].det() == 0:
+    """G_0 when B_0 is nondegenerate (its inverse witness has rows); ropeL0Equiv and ropeT are formed
+    only then (the definitions take h0)."""
+    if q.fact("inverse", "B0").singular:
         raise NotEvaluable("B_0 is degenerate: L_0 is not an equivalence (the definition needs h0)")
     return _G(q)[0]
 
 
-dfn(MT + "ropeL0Equiv", D3, FORMS, lambda q: [_nonsingular(q), _L0_inv(q)], H0)
+dfn(MT + "ropeL0Equiv", D3, FORMS, lambda q: [_nonsingular(q), _L0inv(q)], H0)
 dfn(MT + "ropeT", D3, FORMS, lambda q: (_nonsingular(q), _T(q))[1], H0)
 dfn(MT + "IsRoPELike", D3, FORMS, _rope_like, H0)
 thm(MT + P1, P1, FORMS, H0, lambda q: _rope_like(q) == _pow_side(q))
 thm(MT + "eq_ropeT_one_of_forall", P1, FORMS + RW, (("hk", "k_ge_two"),) + H0 + (("hS", "ropeT_eq_pow"),), _eq_T1)
+
+
+# -- the input kinds of this section: their Lean types (the well-formedness pass, kernel/wellformed.py)
+
+
+@kind("forms")
+def _wf_forms(i: dict) -> Args:
+    """B : ℕ → bilinear forms on H = ℝ^n (Gram matrices of B_0, B_1, …, one n); k : ℕ (default: how
+    many are given; Lean's B is indexed by ℕ and k is separate); S ∈ End(H) when given."""
+    Gs = [square(B, f"B[{d}]") for d, B in enumerate(i["B"])]
+    n = Gs[0].nrows()
+    require(all(G.nrows() == n for G in Gs), "input", "the forms must be n × n of one n (one space H)")
+    k = i.get("k", len(Gs))
+    require(k <= len(Gs), "input", f"k = {k} but only B_0 … B_{len(Gs) - 1} are given")
+    a = Args(G=Gs, n=n, k=k)
+    if "S" in i:
+        a["S"] = square(i["S"], "S", n)
+    return a
+
+
+@kind("rope_weights")
+def _wf_rope_weights(i: dict) -> Args:
+    (a, b), (c, d), cols = i["W_Q"]["rows"], i["W_K"]["rows"], i["cols"]
+    n = b - a
+    require(a < b and d - c == n, "input", "W_Q and W_K must be slices of n rows each")
+    require(len(set(cols)) == len(cols) == n, "input", "cols: n distinct columns of C")
+    return Args(n=n, k=i["k"])

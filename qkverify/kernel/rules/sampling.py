@@ -1,6 +1,6 @@
 """The kernel's own samplers and expectations of random inputs (empirical and exact evidence of
 Appendix A, Lemma 6 and Theorem 5; docs/CERTIFICATES.md).  Written independently of the producer
-(qkverify/math): the witness checkers of :mod:`.witnesses` call these and compare.
+(qkverify/math): the witness checkers of :mod:`..witnesses` call these and compare.
 
 * Seeds: the first 8 bytes of SHA-256 of the certificate's canonical input (:func:`seed`); no
   input states one.
@@ -22,9 +22,9 @@ import random
 
 from flint import arb, fmpq, fmpq_mat
 
-from . import limits
-from .algebra import precision
-from .jsonio import Undecided, require
+from .. import limits
+from ..algebra import precision
+from ..jsonio import Undecided, require
 
 GRID, ACC, HALF = 32, 64, 32
 PRECS = (64, 128, 256, 512, 1024, 4096)
@@ -361,7 +361,7 @@ def monte_carlo(args: dict, seed_: int) -> dict:
     """Re-draw the sample: Σ⌊2⁶⁴ r⌋ (r_S, r_T), #{L = 0}, h = ⌈2³²√(ln(2/δ)/(2m))⌉/2³² and the
     intervals [Σ/(m2⁶⁴) − h, (Σ + m)/(m2⁶⁴) + h] ∩ [0, 1].  Undecided past MAX_MC_DRAWS draws or
     MAX_MC_PRODUCT multiply-adds."""
-    from .jsonio import rat
+    from ..jsonio import rat
 
     mc = args["monte_carlo"]
     require(mc is not None, "input", "a monte_carlo witness needs the input's monte_carlo parameters")

@@ -1,0 +1,6 @@
+"""The adversarial tests import the shared fixtures of tests/ (kernel_fixtures)."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
