@@ -134,16 +134,16 @@ def run(args) -> int:
         print_json({"sizes": sizes, "paths": args.paths, "delta": fmpq_str(delta), "rows": rows, "tests": tests,
                     "png": str(png), "certificates": certs, "matrix_cross_checks": checks, "exit": code, "why": why})
         return code
-    print(f"sampled lobes: {len(laws)} law(s) × {len(rhos)} ρ, sizes n = {sizes[0]} … {sizes[-1]} per side, "
-          f"{args.paths} independent paths each (seeds derived from each input)")
-    print(f"sign test of the trend P(D_{sizes[-1]} < D_{sizes[0]}) ≥ 1/2 at level δ = {fmpq_str(delta)} "
-          "(empirical: a finite sample neither proves nor refutes an almost-sure limit):")
+    echo(f"sampled lobes: {len(laws)} law(s) × {len(rhos)} ρ, sizes n = {sizes[0]} … {sizes[-1]} per side, "
+         f"{args.paths} independent paths each (seeds derived from each input)")
+    echo(f"sign test of the trend P(D_{sizes[-1]} < D_{sizes[0]}) ≥ 1/2 at level δ = {fmpq_str(delta)} "
+         "(empirical: a finite sample neither proves nor refutes an almost-sure limit):")
     print(table([[s["law"], s["rho"],
                   *(f"{s[w]['medians'][0]:.3g} → {s[w]['medians'][-1]:.3g}" for w in ("delta", "distance")),
                   *(f"{s[w]['decreasing']}/{s[w]['paths']} {s[w]['conclusion']}" for w in ("delta", "distance"))]
                  for s in series],
-                ["law", "ρ", "median δ_n", "median distance", "δ_n decreased (Lemma 6)",
-                 "distance decreased (Theorem 5)"]))
+                ["law", "ρ", "median δ_n", "median distance", "δ_n fell (Lemma 6)",
+                 "distance fell (Thm 5)"]))
     if checks:
         good = sum(1 for c in checks if c["ok"])
         echo(f"cross-check on explicit {2 * checks[0]['n']}×{2 * checks[0]['n']} matrices ({checks[0]['law']}, "

@@ -77,10 +77,13 @@ Real = fmpq | Root | Box
 
 class Coord:
     """A profile coordinate: its certified ball, its exact value when every term is
-    rational, and whether it is zero (decided exactly from the signs of its terms)."""
+    rational, whether it is zero (decided exactly from the signs of its terms), and
+    ``bounds``, rational bounds (lo, hi) when every term is a rational or a Box (the
+    sums of the boxes' exact endpoints: no rounding, so a statement made from the same
+    boxes is confirmed exactly)."""
 
-    def __init__(self, ball: arb, exact: fmpq | None, zero: bool):
-        self.ball, self.exact, self.zero = ball, exact, zero
+    def __init__(self, ball: arb, exact: fmpq | None, zero: bool, bounds: tuple | None = None):
+        self.ball, self.exact, self.zero, self.bounds = ball, exact, zero, bounds
 
 
 def interval(x: Real) -> tuple[fmpq, fmpq]:

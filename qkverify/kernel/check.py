@@ -82,6 +82,8 @@ def _real_in(v: Any, lo: fmpq, hi: fmpq, q: Ctx) -> bool:
         q.certified = True
         if isinstance(v, Box):
             vlo, vhi = v.lo, v.hi
+        elif isinstance(v, Coord) and v.bounds is not None:   # exact bounds (a weights head's cells)
+            vlo, vhi = v.bounds
         else:
             b = v.ball if isinstance(v, Coord) else v
             if arb_inside(b, lo, hi):
@@ -123,7 +125,7 @@ def compare_value(v: Any, s: dict, q: Ctx, where: str) -> None:
         require(isinstance(v, fmpq) and v == rat(x), where, f"the value is not exactly {x}")
     elif tag == "enclosure":
         lo, hi = dec(x[0]), dec(x[1])
-        require(_real_in(v, lo, hi, q), where, f"the value is not shown to lie in [{x[0]}, {x[1]}]")
+        require(_real_in(v, lo, hi, q), where, f"the value lies outside [{x[0]}, {x[1]}]")
     elif tag == "root":  # "the root of poly in [lo, hi]": an isolation proof, then v is that root
         f, lo, hi = poly(x["poly"]), rat(x["lo"]), rat(x["hi"])
         limits.over("degrees", f.degree(), limits.MAX_DEGREE, "MAX_DEGREE")

@@ -9,7 +9,7 @@ import functools
 
 from flint import arb, fmpq, fmpz, fmpz_mat, fmpz_poly
 
-from ..algebra import Box, Coord, Real, mirror, precision, roots_in, squarefree, to_arb
+from ..algebra import Box, Coord, Real, interval, mirror, precision, roots_in, squarefree, to_arb
 from ..derive import Ctx, frob, skew
 from ..jsonio import Undecided
 from ..lean import div as lean_div
@@ -138,9 +138,33 @@ def coord(q: Ctx, k: str, L: str = "L") -> Coord:
         if all(isinstance(x, fmpq) and isinstance(y, fmpq) for x, y, m in pairs):
             terms = (m * x * y if k == "b" else (x - y) ** 2 for x, y, m in pairs)
             return Coord(ball, lean_div(sum(terms, fmpq(0)), fL), False)
+        if all(isinstance(x, (fmpq, Box)) and isinstance(y, (fmpq, Box)) for x, y, m in pairs):
+            lo, hi = _term_bounds(k, pairs)
+            lo, hi = lean_div(lo, fL), lean_div(hi, fL)
+            with precision(PREC):
+                ball = ball.intersection(arb(lo).union(arb(hi)))
+            return Coord(ball, None, False, (lo, hi))
         return Coord(ball, None, False)
 
     return q.memo(("coord", k, L), build)
+
+
+def _term_bounds(k: str, pairs: list) -> tuple[fmpq, fmpq]:
+    """Exact bounds of Σ m·α_j·β_j (k = b) or Σ (α_j − β_j)² (c, d) over the pairs, each value a
+    rational or a Box [lo, hi]: a product of two values ≥ 0 lies in [lo·lo', hi·hi']; |x − y| lies
+    in [max(x_lo − y_hi, y_lo − x_hi, 0), max(x_hi − y_lo, y_hi − x_lo)], and its square in the
+    squares of those ends (every term ≥ 0).  The same sums the producer states (heads/cells.py,
+    profile_enclosures), in exact rationals: a ball of x − y squared in Arb loses 2r² at its low end."""
+    lo = hi = fmpq(0)
+    for x, y, m in pairs:
+        (x0, x1), (y0, y1) = interval(x), interval(y)
+        if k == "b":
+            lo += m * max(x0, fmpq(0)) * max(y0, fmpq(0))
+            hi += m * x1 * y1
+        else:
+            d0, d1 = max(x0 - y1, y0 - x1, fmpq(0)), max(x1 - y0, y1 - x0)
+            lo, hi = lo + d0 * d0, hi + d1 * d1
+    return lo, hi
 
 
 def profile_sum(q: Ctx, L: str = "L") -> fmpq:
