@@ -892,7 +892,7 @@ def check(declaration: str, input: Any, drop: Iterable[str] = ()) -> CheckResult
     pred = {b.predicate: b.binder for t in sel.targets for b in t.binders}
     inp = _input_for(sel, input)
     run = evaluate(sel.statement, inp, drop=tuple(pred.get(d, d) for d in drop),
-                   only=(sel.single,) if getattr(sel, "single", None) else ())
+                   only=(sel.single,) if getattr(sel, "single", None) else (), headline=True)
     return CheckResult(run.statement.id, run.statement.label, run.verdict, run.evidence,
                        tuple(r.to_json() for r in run.records), tuple(run.skipped), run.certificate())
 

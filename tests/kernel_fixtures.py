@@ -49,8 +49,6 @@ def weights_certificate(directory: Path, name: str = "model.safetensors") -> dic
     decls = [
         {"name": MT + "Nondegenerate", "check": "Nondegenerate", "hypotheses": {}, "conclusion": "computed",
          "evidence": "exact", "value": {"bool": True}},
-        {"name": MT + "finrank_radical", "check": "finrank_radical", "hypotheses": {"hnd": True},
-         "conclusion": "holds", "evidence": "exact"},
         {"name": MT + "signature", "check": "signature", "hypotheses": {"hA": True}, "conclusion": "computed",
          "evidence": "exact", "value": {"ints": [1, 1, 1]}},
         {"name": MT + T, "check": T, "hypotheses": {"hnd": True}, "conclusion": "holds", "evidence": "exact"},

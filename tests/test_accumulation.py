@@ -178,9 +178,9 @@ def test_cli_spectrum(tmp_path):
     f = tmp_path / "mu.json"
     f.write_text("[2, -3, 0, 2, -1]")       # sorted, zero dropped: (−3, −1, 2, 2)/√18
     code, out, err = run_cli("spectrum", str(f), "--json", "--out", str(tmp_path / "c"))
-    # exit 3: Lemma 9's Σ'-equalities are undecided (an equality between reals is never certified by
-    # enclosures, format 3) until an exact route lands (issue 23)
-    assert code == 3, err
+    # exit 0: Lemma 9's Σ'-equalities are decided exactly (Lean's tsum: summable since every |x_i| < 1,
+    # the geometric closed form), never certified by enclosures
+    assert code == 0, err
     d = json.loads(out)
     assert d["MemLambdaSet"] is True and d["m"] == 2 and d["norm_sq"] == "18"
     assert [d[k]["exact"] for k in ("imbalance", "statC", "pairingScore", "statE")] == ["-1/9", "4/9", "2/3", "194/119"]

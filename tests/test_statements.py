@@ -93,7 +93,9 @@ def test_theorem4_decomposition_witness_by_hand():
     w = run.subject.witnesses[("fiber", "d")]
     assert w["H"] == [["1", "0"], ["0", "-1"]] and w["P"] == [["1", "0"], ["0", "0"]]
     assert record(run, "profileD_eq_zero_decomp_commute").conclusion == "holds"
-    assert ("profileC_eq_zero_iff_decomp", "c ≠ 0 and no candidate decomposition is given") in run.skipped
+    # c = 1/5 ≠ 0 and no S = H − P exists (β₁ = 1 < α₁ = 2): the iff holds (issue 23: the ∃ side is
+    # decided, by the counting argument, rather than skipped)
+    assert record(run, "profileC_eq_zero_iff_decomp").conclusion == "holds"
     assert kernel(run.certificate()).status == "valid"
 
 
@@ -103,10 +105,12 @@ def test_theorem4_converse_from_a_given_decomposition():
     run = evaluate("profile_sum_eq_one", inp, only=("profileC_eq_zero_iff_decomp",))
     assert record(run, "profileC_eq_zero_iff_decomp").conclusion == "holds"
     assert kernel(run.certificate()).status == "valid"
-    # a candidate that does not satisfy the properties (P not ⪰ 0) is not evaluated
+    # a candidate that does not satisfy the properties (P not ⪰ 0) is only a hint: the ∃ side is
+    # decided with the producer's own witness (c = 0 here), so the iff still holds
     bad = FiberInput(fmpq_mat([[1, 1], [-1, -3]]), "c", fmpq_mat([[1, 0], [0, -5]]), fmpq_mat([[0, 0], [0, -2]]))
-    with pytest.raises(QKInputError, match="do not satisfy"):
-        evaluate("profile_sum_eq_one", bad, only=("profileC_eq_zero_iff_decomp",))
+    run = evaluate("profile_sum_eq_one", bad, only=("profileC_eq_zero_iff_decomp",))
+    assert record(run, "profileC_eq_zero_iff_decomp").conclusion == "holds"
+    assert ("fiber", "c") in run.subject.witnesses
 
 
 def test_theorem3_head_and_second_basis():
@@ -181,7 +185,8 @@ def test_cli_check_and_verify(tmp_path):
     f = tmp_path / "h.json"
     f.write_text(json.dumps({"W_Q": [[1, 0, 1]], "W_K": [[1, 0, 1]]}))
     code, out, err = run_cli("check", "Theorem 3", "--input", str(f), "--no-cert")
-    assert code == 0 and "heads_have_balanced_attention: not evaluated (hypothesis hnd" in out, out + err
+    # issue 23: a statement whose hypothesis is false (and not dropped) does not apply: exit 2
+    assert code == 2 and "Theorem 3 does not apply: hnd" in err, out + err
     code, out, err = run_cli("check", "Theorem 3", "--input", str(f), "--no-cert", "--drop", "hnd")
     assert code == 1 and "heads_have_balanced_attention: fails [exact]" in out, out + err
 

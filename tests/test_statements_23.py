@@ -87,7 +87,8 @@ def test_lemma2_irrational_spectrum():
     # L = [[1,2],[3,4]]: S = [[1, 5/2], [5/2, 4]], eigenvalues (5 ± √34)/2, so λ₊ = ((5+√34)/2, 0),
     # λ₋ = ((√34−5)/2, 0): λ₊ − λ₋ = (5, 0), ‖S‖² = 59/2, 𝒫 = 1 − 5/√(59/2) (an enclosure: the
     # eigenvalues are irrational); one entry each, so λ₋ = ρλ₊ and 𝒫 = bound (exact)
-    run = evaluate("pairing_bound", MatrixInput(M([[1, 2], [3, 4]])))
+    # (Lean's S is the input matrix: the symmetric part is given)
+    run = evaluate("pairing_bound", MatrixInput(M([[1, "5/2"], ["5/2", 4]])))
     lo, hi = record(run, "pairingScoreSym").result.value["enclosure"]
     x = 1 - 5 / sympy.sqrt(sympy.Rational(59, 2))
     assert sympy.Rational(str(dec(lo))) < x < sympy.Rational(str(dec(hi)))
@@ -95,13 +96,13 @@ def test_lemma2_irrational_spectrum():
     assert record(run, "pairing_bound").result.evidence == "exact"
     valid(run, "holds")
     # two positive and two negative irrational eigenvalues, not proportional: decided by enclosures
-    run = evaluate("pairing_bound", MatrixInput(M([[1, 2, 0], [3, 4, 1], [0, 5, -2]])))
+    run = evaluate("pairing_bound", MatrixInput(M([[1, "5/2", 0], ["5/2", 4, 3], [0, 3, -2]])))
     assert record(run, "pairing_bound").conclusion == "holds"
     assert record(run, "pairing_bound").result.evidence == "certified"
     valid(run, "holds")
 
 
-@pytest.mark.parametrize("rows", [[[-1, 0], [0, -3]], [[0, 1], [-1, 0]]])
+@pytest.mark.parametrize("rows", [[[-1, 0], [0, -3]], [[0, 0], [0, 0]]])
 def test_lemma2_with_lamplus_zero_is_evaluated(rows):
     # λ₊ = 0: Lean's ρ = ‖λ₋‖/0 = 0 and the bound is 1 − 1/1 = 0.
     # S = diag(−1, −3): 𝒫 = 1 − ‖(3, 1)‖/√10 = 0 = bound, but λ₋ = (3, 1) ≠ 0 = ρλ₊: the iff fails.
@@ -402,7 +403,7 @@ def test_theta_needs_N_ge_2_and_points_off_theta():
 
 @pytest.mark.parametrize("statement,inp,module,attr,fake", [
     # producer side: a wrong power sum Σλ² must make frobSq_eq_norm_sq_add_norm_sq fail
-    ("pairing_bound", MatrixInput(M([[1, 2], [3, 4]])), "qkverify.claims.balance", "_spec",
+    ("pairing_bound", MatrixInput(M([[1, "5/2"], ["5/2", 4]])), "qkverify.claims.balance", "_spec",
      lambda orig: lambda s: orig(s)[:2] + (orig(s)[2] + 1,)),
     # producer side: a wrong a(L) must make one_sub_profileA and profile_scale fail
     ("profile_scale", MatrixInput(M([[1, 2], [3, 4]])), "qkverify.claims.profile", "_a",
@@ -418,7 +419,7 @@ def test_producer_checks_depend_on_what_they_compare(monkeypatch, statement, inp
 
 
 @pytest.mark.parametrize("statement,inp,attr,fake", [
-    ("pairing_bound", MatrixInput(M([[1, 2], [3, 4]])), "balance.power_sum", lambda orig: lambda q: orig(q) + 1),
+    ("pairing_bound", MatrixInput(M([[1, "5/2"], ["5/2", 4]])), "balance.power_sum", lambda orig: lambda q: orig(q) + 1),
     ("pairing_bound", MatrixInput(M([[2, 0], [0, -1]])), "balance.proportional", lambda orig: lambda q: not orig(q)),
     ("rank_balance", MatrixInput(M([[1, 2], [3, 4]]), 2), "balance.signs", lambda orig: lambda q, of="S": (3, 0, 0)),
     ("profile_scale", MatrixInput(M([[1, 2], [3, 4]])), "profile._a", lambda orig: lambda X: orig(X) + 1),

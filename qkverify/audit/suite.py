@@ -14,6 +14,7 @@ import random
 from flint import fmpq, fmpq_mat
 
 from ..io.inputs import (FamilyInput, FiberInput, HeadInput, LawInput, LobesInput, MatrixInput, OrthoInput,
+                         SpectrumInput,
                          RankOneInput, RhoInput, SubspaceInput, ThetaPointInput, TripleInput,
                          VectorInput)
 from ..exact.matrix import cayley_orthogonal, random_antisymmetric
@@ -49,7 +50,8 @@ MATRICES = {
 def _heads() -> dict[str, HeadInput]:
     return {
         # N = 5, n = 2, M of full rank 4: signature (2, 2, 1)
-        "head_nondegenerate_N5_n2": HeadInput(_m([[1, 0, 2, 0, 1], [0, 1, 0, 1, 3]]), _m([[1, 1, 0, 0, 0], [0, 0, 1, -1, 2]])),
+        "head_nondegenerate_N5_n2": HeadInput(_m([[1, 0, 2, 0, 1], [0, 1, 0, 1, 3]]), _m([[1, 1, 0, 0, 0], [0, 0, 1, -1, 2]]),
+                                              k=3),
         # N = 4 = 2n: signature (2, 2, 0)
         "head_square_N4_n2": HeadInput(_m([[1, 0, 0, 0], [0, 1, 0, 0]]), _m([[0, 0, 1, 0], ["1/2", 0, 0, 1]])),
         # n = 1, N = 3
@@ -171,6 +173,13 @@ def with_spectrum(values: list, seed: int) -> fmpq_mat:
     return matrix_with_spectrum([_q(v) for v in values], seed)
 
 
+def _reals(*xs):
+    """Exact reals of an input (rationals or root(…) texts)."""
+    from ..io.inputs import parse_real
+
+    return tuple(parse_real(x, "suite") for x in xs)
+
+
 def _q(v) -> fmpq:
     return fmpq(*map(int, v.split("/"))) if isinstance(v, str) else fmpq(v)
 
@@ -190,7 +199,15 @@ def _moments() -> dict[str, object]:
         "vector_odd_length": v([1, -2, 3], y=[0, 1, 1], c="1/2"),
         # x = (3, 1), y = (2, 2) in a 5 × 5 S; a = x, b = y, ρ = 1/2 for accumulation_estimates
         "lobes_3_1_vs_2_2": v([3, 1], y=[2, 2], c="1/2", S=with_spectrum([3, 1, -2, -2, 0], 13)),
-        "head_square_norm_n1_N3": HeadInput(_m([[-3, -3, 0]]), _m([[-3, 1, -2]])),   # ‖S‖² = 144
+        # ‖S‖² = 144; k = 2 for GramForm.trace_pow_symPart: tr(S²) = ‖S‖² = 144 = tr((½JG)²)
+        "head_square_norm_n1_N3": HeadInput(_m([[-3, -3, 0]]), _m([[-3, 1, -2]]), k=2),
+        # GramForm.IsSortedNormalizedNonzeroSpectrum S lam and its uniqueness (any S, any lam):
+        # S = diag(3, 4), ‖S‖ = 5, λ = (3/5, 4/5); lam = (3, 4) is not normalised (false)
+        "spectrum_diag_3_4": SpectrumInput(_m([[3, 0], [0, 4]]), _reals("3/5", "4/5"), _reals("3/5", "4/5")),
+        "spectrum_diag_3_4_unnormalised": SpectrumInput(_m([[3, 0], [0, 4]]), _reals("3", "4")),
+        # S = I₂: ‖S‖ = √2, λ = (1/√2, 1/√2), roots of 2x² − 1
+        "spectrum_identity": SpectrumInput(_m([[1, 0], [0, 1]]), _reals("root(2*x^2 - 1, [0, 1])",
+                                                                       "root(2*x^2 - 1, [0, 1])")),
     }
     for r in ("0", "1/2", "3/4", "1", "2"):
         out[f"rho_{r.replace('/', '_')}"] = RhoInput(_q(r))

@@ -81,21 +81,21 @@ def _y_pos(s: Subject) -> bool:
 
 @predicate("spectrum_eq")
 def _spectrum_eq(s: Subject) -> bool:
-    """The eigenvalues of S are x, −y and k − 2n zeros (exact spectrum of S); on a lobes input the
-    roots of S_n are the sampled s₊X_i, −s₋X'_i and k zeros (:func:`_lobes_spectrum`)."""
+    """hroots: S.charpoly.roots = x ∪ −y ∪ {0^(k − 2n)} as multisets (Lean's real roots of det(tI − S)
+    with multiplicity, for any square S; k − 2n in ℕ, 0 when 2n > k); on a lobes input the roots of
+    S_n are the sampled s₊X_i, −s₋X'_i and k zeros (:func:`_lobes_spectrum`)."""
     if s.kind == "lobes":
         return _lobes_spectrum(s)
-    from ..exact.algebraic import eigenvalues_symmetric
+    from ..exact.algebraic import real_roots
 
     x, y = plain(s)
     S = _S(s)
-    try:
-        ev = sorted(r.rational for r, m in eigenvalues_symmetric(S) for _ in range(m))
-    except ArithmeticError:
-        return False
-    if None in ev or 2 * len(x) > S.nrows():
-        return False
-    return ev == sorted(x + [-t for t in y] + [fmpq(0)] * (S.nrows() - 2 * len(x)))
+    B, D = S.numer_denom()
+    roots = [r.scale(fmpq(1, int(D))) for r, m in real_roots(B.charpoly()) for _ in range(m)]
+    if any(not r.is_rational for r in roots):
+        return False  # x, y are rational: an irrational root is not among them
+    want = sorted(x + [-t for t in y] + [fmpq(0)] * max(S.nrows() - 2 * len(x), 0))
+    return sorted(r.rational for r in roots) == want
 
 
 @predicate("rho_nonneg")
@@ -150,17 +150,19 @@ def _holds(rel) -> bool:
 @declaration_check("accumulation_estimates", VEC)
 def _estimates(s: Subject) -> DeclResult:
     """With δ = ‖b − ρa‖/‖a‖: |⟨a,b⟩/‖a‖² − ρ| ≤ δ, |‖b‖²/‖a‖² − ρ²| ≤ δ² + 2ρδ,
-    |‖(a−b)₊‖/‖a‖ − (1−ρ)₊| ≤ δ, |‖(b−a)₊‖/‖a‖ − (ρ−1)₊| ≤ δ (a = x, b = y, ρ = c)."""
+    |‖(a−b)₊‖/‖a‖ − (1−ρ)₊| ≤ δ, |‖(b−a)₊‖/‖a‖ − (ρ−1)₊| ≤ δ (a = x, b = y, ρ = c), with Lean's
+    x/0 = 0 (so that with ha dropped, a = 0, the statement is evaluated: δ = 0)."""
     x, y = plain(s)
     a, b, rho = [_r(t) for t in x], [_r(t) for t in y], _r(_c(s))
     norm = lambda v: sympy.sqrt(sum(t * t for t in v))  # noqa: E731
+    div = lambda p, q: sympy.Integer(0) if q == 0 else p / q  # noqa: E731  (Lean's x/0 = 0; q exact)
     na = norm(a)
-    d = norm([u - rho * v for u, v in zip(b, a)]) / na
+    d = div(norm([u - rho * v for u, v in zip(b, a)]), na)
     ab = sum(u * v for u, v in zip(a, b))
     pp = norm([max(u - v, 0) for u, v in zip(a, b)])
     pm = norm([max(v - u, 0) for u, v in zip(a, b)])
-    rels = [sympy.Abs(ab / na ** 2 - rho) <= d, sympy.Abs(norm(b) ** 2 / na ** 2 - rho ** 2) <= d ** 2 + 2 * rho * d,
-            sympy.Abs(pp / na - max(1 - rho, 0)) <= d, sympy.Abs(pm / na - max(rho - 1, 0)) <= d]
+    rels = [sympy.Abs(div(ab, na ** 2) - rho) <= d, sympy.Abs(div(norm(b) ** 2, na ** 2) - rho ** 2) <= d ** 2 + 2 * rho * d,
+            sympy.Abs(div(pp, na) - max(1 - rho, 0)) <= d, sympy.Abs(div(pm, na) - max(rho - 1, 0)) <= d]
     return DeclResult(all(_holds(r) for r in rels))
 
 
@@ -200,12 +202,18 @@ def _projP(s: Subject) -> DeclResult:
 
 @declaration_check("limitProfile_mem_projP_Theta", RHO)
 def _mem_theta(s: Subject) -> DeclResult:
-    """limitProfile ρ = projP θ with θ ∈ Θ = {a = b, cd = 0} ∩ Δ₃."""
+    """limitProfile ρ ∈ projP '' Θ: holds with the witness θ (the Lean proof's) when θ ∈ Θ and
+    projP θ = limitProfile ρ; fails (ρ < 0, hρ dropped) because no θ exists: projP θ has second
+    coordinate a + b ≥ 0 for every θ ∈ Θ, while limitProfile ρ has 2ρ/(1 + ρ²) < 0."""
     from .profile import in_theta
 
+    lp = Acc.limit_profile(s.inp.rho)
+    if lp[1] < 0:
+        return DeclResult(False, reason="no θ ∈ Θ exists: projP θ = (0, a + b, c, d) has a + b ≥ 0, here "
+                                        f"the second coordinate is {lp[1]}")
     t = _theta_point(s.inp.rho)
     s.witness({"kind": "theta_point", "of": "limitProfile", "point": [V.exact(v)["exact"] for v in t]})
-    return DeclResult(in_theta(list(t)) and [fmpq(0), t[0] + t[1], t[2], t[3]] == Acc.limit_profile(s.inp.rho))
+    return DeclResult(in_theta(list(t)) and [fmpq(0), t[0] + t[1], t[2], t[3]] == lp)
 
 
 @declaration_check("limitB", RHO)

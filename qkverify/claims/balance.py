@@ -1,8 +1,9 @@
 """§2 Pairing and balance: Lemma 2 (PairingBound.lean), Lemma 3 (RankBalance.lean),
 Theorem 3 (BalancedHeads.lean), one check per Lean declaration (certificate format 2).
 
-Lemma 2 is evaluated on ``matrix`` inputs with S = symPart L (Lean states it for a
-symmetric S; a symmetric input is its own symmetric part).  λ₊, λ₋ are the exact
+Lemma 2 is evaluated on ``matrix`` inputs with S = the input matrix, as Lean states it for any S
+with ``hS : S.IsHermitian`` (a non-symmetric input fails hS and is outside the statement; hS is a
+proof argument the statement's terms use, so it cannot be dropped).  λ₊, λ₋ are the exact
 eigenvalue lists α, β of S (Lean's alphaList/betaList, padded to N).  The square
 roots of the statement (‖λ₊‖, ‖λ₋‖, ‖S‖, 𝒫, ρ, the bound) are decided by the same
 rule as the kernel (qkverify/kernel/rules/balance.py):
@@ -355,14 +356,20 @@ def _radical(s: Subject) -> DeclResult:
     return DeclResult(_same_span(_null(h["S"]), _null(h["M"])))
 
 
-@declaration_check("finrank_radical", HEADS)
+@declaration_check("finrank_radical", HEAD)
 def _finrank_radical(s: Subject) -> DeclResult:
-    """dim ker J + 2n = N, with dim ker J = N − rank M."""
+    """finrank (ker J) + 2·finrank H = finrank C, with ker J computed: an exact basis of the null
+    space of the stacked matrix J = [W_Q; W_K] (the ``kernel_basis`` witness: each vector in ker J,
+    the vectors independent), its size k = dim ker J (no larger: rank J ≥ N − k by the rank
+    witness of M, which has J's rows), then k + 2n against N."""
     N, n = s.inp.N, s.inp.n
-    dim = N - _rank_M(s) if s.kind == "weights" else _null(_head(s)["M"]).ncols()
-    if s.kind != "weights":
-        _rank_M(s)
-    return DeclResult(dim + 2 * n == N)
+    J = vstack(s.inp.W_Q, s.inp.W_K)
+    K = _null(J)
+    s.witness({"kind": "kernel_basis", "of": "stacked",
+               "vectors": [[str(V.exact(K[i, j])["exact"]) for i in range(N)] for j in range(K.ncols())]})
+    _rank_M(s)
+    k = K.ncols()
+    return DeclResult(k + 2 * n == N, reason="" if k + 2 * n == N else f"dim ker J = {k}, 2n = {2 * n}, N = {N}")
 
 
 @declaration_check("gram", HEAD)
@@ -416,6 +423,8 @@ def _ker_gram(s: Subject) -> DeclResult:
 
 @declaration_check("heads_have_balanced_attention", HEADS)
 def _thm3(s: Subject) -> DeclResult:
-    """signature(gram b) = (n, n, N − 2n)."""
+    """signature(gram b) = (n, n, N − 2n), with ℕ's truncated subtraction (N − 2n = 0 when N < 2n)."""
+    from ..kernel.lean import nat_sub
+
     n, N = s.inp.n, s.inp.N
-    return DeclResult(_signature(s) == (n, n, N - 2 * n))
+    return DeclResult(_signature(s) == (n, n, nat_sub(N, 2 * n)))

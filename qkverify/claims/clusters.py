@@ -238,6 +238,8 @@ def _paranormal_value(s: Subject) -> DeclResult:
     """[λ, (dim F, dim G)]; checked: λ is a root of the characteristic polynomial (computed directly)
     of multiplicity dim F, dim F + dim G = d, and for λ rational rank(V − λI) = dim G (FLINT rank)."""
     p = _para(s)
+    if p.dims is None:  # hV dropped on a V that is not paranormal: λ, F and G do not exist
+        raise NotApplicable("V is not paranormal: λ, F and G are not defined")
     X = _mats(s)["X"]
     n = X.nrows()
     ok = p.dims[0] + p.dims[1] == n and _charpoly_root(X, p.lam, p.dims[0])

@@ -98,16 +98,17 @@ def witnessed_rank(s, A: fmpq_mat, of: str) -> int:
 
 @predicate("is_symmetric")
 def _is_symmetric(s) -> bool:
-    """The matrix a definition is applied to is symmetric (Lean binders ``hS``, ``hA``):
-    symPart L for matrix inputs, the Gram matrix for heads; a weights head's S is
-    symmetric by construction."""
+    """The matrix the declaration takes is symmetric (Lean binders ``hS``, ``hA``): on a matrix input
+    the input matrix itself (alphaList S hS, Lemma 2 and signature take any S, so a non-symmetric
+    input is outside them, as in Lean); on a head the Gram matrix Bᵀ·symPart(L)·B (decided exactly);
+    a weights head's A is symPart L, symmetric by Lean's symPart_isHermitian (not recomputed at
+    N × N)."""
     from ..exact.matrix import is_symmetric, sym_part
 
     if s.kind == "weights":
         return True
     if s.kind == "head":
-        B = s.inp.B if s.inp.B is not None else None
         S = sym_part(s.inp.L)
-        G = S if B is None else B.transpose() * S * B
+        G = S if s.inp.B is None else s.inp.B.transpose() * S * s.inp.B
         return is_symmetric(G)
-    return is_symmetric(sym_part(s.inp.L))
+    return is_symmetric(s.inp.L)

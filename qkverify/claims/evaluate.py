@@ -16,7 +16,7 @@ from typing import Any
 from .. import certificates
 from ..errors import QKInputError
 from . import metadata
-from .registry import DeclResult, NotApplicable, Subject, _DECL_CHECKS, _ensure_loaded, _PREDICATES
+from .registry import DeclResult, NotApplicable, Subject, Undecided, _DECL_CHECKS, _ensure_loaded, _PREDICATES
 
 EVIDENCE_ORDER = ("exact", "certified", "empirical")
 #: a statement's verdict is the weakest of its records (a definition's ``computed`` counts as holds)
@@ -36,7 +36,7 @@ class DeclRecord:
     """One evaluated declaration."""
 
     meta: metadata.DeclMeta
-    hypotheses: dict[str, bool]
+    hypotheses: dict[str, bool | None]
     dropped: tuple[str, ...]
     result: DeclResult
 
@@ -107,15 +107,77 @@ class StatementRun:
                                    self.evidence, disp)
 
 
-def evaluate(statement_id: str, inp: Any, drop: tuple[str, ...] = (), only: tuple[str, ...] = ()) -> StatementRun:
+def show_value(v: dict | None, limit: int = 60) -> str:
+    """A definition's value in one short line: ``false``, ``3/4``, ``[1, 0, 0]``,
+    ``root(x^2 - 2, [1.41, 1.42])``, ``3 × 3 matrix``, ``∈ [0.1, 0.2]``.
+
+    >>> show_value({"bool": False}), show_value({"list": [{"exact": "1/2"}, {"ints": [1, 1, 0]}]})
+    ('false', '[1/2, (1, 1, 0)]')
+    """
+    if v is None:
+        return "?"
+    (tag, x), = v.items()
+    if tag == "bool":
+        out = "true" if x else "false"
+    elif tag == "exact":
+        out = str(x)
+    elif tag == "ints":
+        out = "(" + ", ".join(str(t) for t in x) + ")"
+    elif tag == "list":
+        out = "[" + ", ".join(show_value(t, limit) for t in x) + "]"
+    elif tag == "matrix":
+        out = f"{len(x)} × {len(x[0]) if x else 0} matrix"
+    elif tag == "enclosure":
+        out = f"∈ [{x[0]}, {x[1]}]"
+    elif tag == "root":
+        from fractions import Fraction
+
+        terms = [(int(c), k) for k, c in enumerate(x["poly"]) if int(c)]
+        poly = " + ".join(f"{c}*x^{k}" if k else str(c) for c, k in reversed(terms)).replace("+ -", "- ")
+        lo, hi = (float(Fraction(x[k])) for k in ("lo", "hi"))  # display only: the record keeps the exact ends
+        out = f"root({poly}, [{lo:.6g}, {hi:.6g}])"
+    else:
+        out = str(x)
+    return out if len(out) <= limit else out[: limit - 1] + "…"
+
+
+def summary(rec: DeclRecord) -> str:
+    """One line per record, as ``qkverify check`` prints it: a definition shows its value
+    (``Nondegenerate = false``), a theorem its conclusion and evidence."""
+    why = f" — {rec.result.reason}" if rec.result.reason else ""
+    if rec.meta.is_definition and rec.result.value is not None:
+        return f"{rec.meta.check} = {show_value(rec.result.value)}" + (
+            f" [{rec.result.evidence}]" if rec.result.evidence != "exact" else "")
+    return f"{rec.meta.check}: {rec.conclusion} [{rec.result.evidence}]{why}"
+
+
+def _decide_hypotheses(d: metadata.DeclMeta, subject: Subject) -> dict[str, bool | None]:
+    """Each Lean binder of ``d`` decided by its predicate: True, False, or None when the predicate
+    cannot decide it exactly on this input (it raises :class:`Undecided`)."""
+    out: dict[str, bool | None] = {}
+    for h in d.hypotheses:
+        try:
+            out[h.binder] = bool(_PREDICATES[h.predicate](subject))
+        except Undecided:
+            out[h.binder] = None
+    return out
+
+
+def evaluate(statement_id: str, inp: Any, drop: tuple[str, ...] = (), only: tuple[str, ...] = (),
+             headline: bool = False) -> StatementRun:
     """Evaluate every declaration of ``statement_id`` that applies to ``inp``.
 
-    ``drop``: binders whose hypothesis may be false (probes); ``only``: restrict to
-    these check ids.  Raises QKInputError when no declaration could be evaluated,
-    naming the hypotheses that failed."""
+    ``drop``: binders whose hypothesis may be false (probes); ``only``: restrict to these check
+    ids.  A hypothesis its predicate cannot decide is ``None`` in the record and, unless dropped,
+    makes the record ``undecided`` (naming it).  With ``headline`` (``qkverify check``), the
+    statement's own declaration (or the one declaration of ``only``) must apply: when one of its
+    hypotheses is false and not dropped, QKInputError "<label> does not apply: <binder> (<text>)
+    is false on this input" (exit 2).  Raises QKInputError when no declaration could be
+    evaluated, naming the hypotheses that failed."""
     _ensure_loaded()
     st = metadata.statement(statement_id)
     run = StatementRun(st, Subject(inp))
+    head = only[0] if len(only) == 1 else st.id
     for d in st.decls:
         chk = _DECL_CHECKS.get(d.check)
         if chk is None or (only and d.check not in only):
@@ -125,12 +187,21 @@ def evaluate(statement_id: str, inp: Any, drop: tuple[str, ...] = (), only: tupl
             continue
         run.subject.begin()  # a skipped declaration's witnesses stay out of the certificate
         try:
-            hyps = {h.binder: bool(_PREDICATES[h.predicate](run.subject)) for h in d.hypotheses}
-            bad = [h for h in d.hypotheses if not hyps[h.binder] and h.binder not in drop]
+            hyps = _decide_hypotheses(d, run.subject)
+            bad = [h for h in d.hypotheses if hyps[h.binder] is False and h.binder not in drop]
             if bad:
+                if headline and d.check == head:
+                    name = st.label if d.check == st.id and not only else d.check
+                    raise QKInputError(f"{name} does not apply: {bad[0].binder} ({bad[0].text}) is false on this "
+                                       f"input (--drop {bad[0].binder} evaluates it anyway)")
                 run.skipped.append((d.check, f"hypothesis {bad[0].binder} ({bad[0].text}) fails"))
                 continue
-            res = chk.fn(run.subject)
+            open_ = [h for h in d.hypotheses if hyps[h.binder] is None and h.binder not in drop]
+            if open_:
+                res = DeclResult(None, reason=f"hypothesis {open_[0].binder} ({open_[0].text}) is not decided on "
+                                              "this input")
+            else:
+                res = chk.fn(run.subject)
         except NotApplicable as err:
             run.skipped.append((d.check, str(err)))
             continue

@@ -1,13 +1,13 @@
 """Appendix C: the moment statistics O, E, R (Moments/Defs.lean) and Lemma 9
 (OEEquivalences.lean), one check per Lean declaration, on ``vector`` inputs.
 
-O, E, R are exact in ℚ(√s) (:mod:`qkverify.math.moments`); each definition is checked
-against a certified enclosure computed term by term.  The moment series (part 1) are
-checked with certified tail bounds: K terms as a ball plus n·ρ^K/(1 − ρ), ρ = max x_i²,
-below 10^−``SERIES_DIGITS`` (evidence ``certified``: the exact closed form lies in an
-interval of that width around the series).  The trace formulas (part 3) take the input's
-matrix S (S/‖μ‖ when normalised) and read the traces from the exact inverse of sI − S²,
-which the certificate carries.
+O, E, R are exact in ℚ(√s) (:mod:`qkverify.math.moments`), with Lean's x/0 = 0; each
+definition is checked against an enclosure of the same sum computed term by term.  The moment
+series (part 1) are Lean's ``tsum``: decided exactly, a summable family by its geometric closed
+form and a family that is not summable as 0 (so that with ``h`` dropped, |x_i| ≥ 1 is evaluated).
+The trace formulas (part 3) take the input's matrix S (S/‖μ‖ when normalised) and Mathlib's
+inverse (0 for a singular matrix): the certificate carries each inverse, or a null vector of
+the singular matrix.
 """
 
 from __future__ import annotations
@@ -15,14 +15,13 @@ from __future__ import annotations
 from flint import arb, ctx, fmpq, fmpq_poly
 
 from ..exact.matrix import is_symmetric, to_str_rows
+from ..exact.rational import fmpq_str
 from ..exact.quadratic import Quad
 from ..math import moments as Mo
 from .bimodal import quad_value, vec, vec2m
 from .registry import DeclResult, NotApplicable, Subject, declaration_check, predicate
 
 VEC = ("vector",)
-#: the width 10^−SERIES_DIGITS of the certified enclosure of the moment series
-SERIES_DIGITS = 30
 
 
 def _ball_check(v: Quad, terms: list[Quad]) -> bool:
@@ -74,29 +73,23 @@ def _abs(s: Subject) -> DeclResult:
 
 
 def _series(s: Subject, odd: bool) -> DeclResult:
-    """Σ_{k<K} Σ_i x_i^(2k+1) (or ^(2k+2)) as a ball, widened by the tail bound, contains O (E)."""
+    """Lean's ``∑' k, ∑ i, x_i^(2k+1)`` (odd) or ``x_i^(2k+2)`` (even) against statO x (statE x), both
+    exact: the series is summable or not by the exact test of :func:`qkverify.math.moments.tsum_odd_moments`
+    (:func:`~qkverify.math.moments.tsum_even_moments`), and then its sum is the geometric closed form
+    Σ_i x_i/(1 − x_i²) over |x_i| < 1 (Σ_i x_i²/(1 − x_i²)); a family that is not summable sums to 0
+    in Lean.  statO (statE) is evaluated term by term with Lean's x/0 = 0."""
     x = vec2m(s)
-    try:
-        K = Mo.series_terms(x, SERIES_DIGITS)
-    except ValueError as err:
-        raise NotApplicable(str(err)) from None
-    s.witness({"kind": "series", "of": "odd" if odd else "even", "terms": K, "digits": SERIES_DIGITS})
-    T = Mo.series_tail(x, K)
-    with ctx.workprec(256):
-        d = (Mo.stat_o(x) if odd else Mo.stat_e(x)).to_arb(256) - Mo.series_partial(x, K, odd, 256)
-        if bool(abs(d) <= arb(T)):  # an equality between reals is never certified (format 3): exact or undecided
-            return DeclResult(None, "certified", reason="the closed form lies in the series' enclosure; an equality "
-                                                        "between reals is not decided by enclosures")
-        if bool(abs(d) > arb(T)):
-            return DeclResult(False, "certified")
-    return DeclResult(None, "certified", reason="the closed form sits at the edge of the series enclosure")
+    summable, total = (Mo.tsum_odd_moments if odd else Mo.tsum_even_moments)(x)
+    stat = Mo.stat_o(x) if odd else Mo.stat_e(x)
+    why = "" if summable else "the series is not summable: Lean's tsum is 0"
+    return DeclResult(total == stat, reason=why if total != stat else "")
 
 
 declaration_check("statO_eq_tsum_odd_moments", VEC)(lambda s: _series(s, True))
 declaration_check("statE_eq_tsum_even_moments", VEC)(lambda s: _series(s, False))
 for _n in ("summable_abs_odd_moments", "summable_abs_even_moments"):
-    # Σ_i |x_i|^(2k+1) ≤ n·ρ^k with ρ = max x_i² < 1: a convergent geometric majorant
-    declaration_check(_n, VEC)(lambda s: DeclResult(max(t * t for t in vec2m(s)) < 1))
+    # k ↦ Σ_i |x_i|^(2k+1) (resp. ^(2k+2)) is summable exactly when every |x_i| < 1
+    declaration_check(_n, VEC)(lambda s: DeclResult(Mo.summable_abs_moments(vec2m(s))))
 
 
 @declaration_check("statO_eq_half_statR_sub", VEC)
@@ -147,14 +140,30 @@ def _perm(s: Subject) -> bool:
     return S.charpoly() == p
 
 
+def inverse_witnesses(st: dict, name: str) -> list[dict]:
+    """The ``inverse`` witnesses of :func:`qkverify.math.moments.trace_stats`, for the matrix called
+    ``name`` (S or K): its rows, or a nonzero null vector when it is singular (Lean's inverse 0)."""
+    out = []
+    for w in st["witnesses"]:
+        of = w["of"].replace("X", name)
+        if w.get("inverse") is not None:
+            out.append({"kind": "inverse", "of": of, "rows": to_str_rows(w["inverse"])})
+        else:
+            out.append({"kind": "inverse", "of": of, "null": [fmpq_str(c) for c in w["null"]]})
+    return out
+
+
 def _trace(s: Subject, i: int) -> DeclResult:
+    """tr(S(1 − S²)⁻¹), tr(S²(1 − S²)⁻¹) or tr((1 − S)⁻¹) with Mathlib's inverse (0 for a singular
+    matrix), against statO x, statE x or statR x with Lean's x/0 = 0."""
     x = vec2m(s)
-    try:
-        vals = Mo.trace_stats(_S(s), _scale(s))
-    except ZeroDivisionError as err:
-        raise NotApplicable(str(err)) from None
-    s.witness({"kind": "inverse", "of": "sI_minus_S2", "rows": to_str_rows(vals[3])})
-    return DeclResult(vals[i] == (Mo.stat_o, Mo.stat_e, Mo.stat_r)[i](x))
+    S = _S(s)
+    if S.nrows() != len(x):
+        raise NotApplicable(f"S is {S.nrows()} × {S.nrows()} but x has {len(x)} entries")
+    st = Mo.trace_stats(S, _scale(s))
+    for w in inverse_witnesses(st, "S"):
+        s.witness(w)
+    return DeclResult(st[("O", "E", "R")[i]] == (Mo.stat_o, Mo.stat_e, Mo.stat_r)[i](x))
 
 
 for _i, _name in enumerate(("trace_eq_statO", "trace_eq_statE", "trace_eq_statR")):

@@ -14,6 +14,7 @@ from __future__ import annotations
 from flint import arb, fmpq, fmpq_mat
 
 from ..exact.inertia import inertia_ldlt
+from ..exact.rational import fmpq_str
 from ..exact.matrix import (frob_sq, identity, is_antisymmetric, is_symmetric, rank, skew_part, sym_part,
                             to_str_rows, trace)
 from ..math.profile import Profile, compute_profile, spectral_data
@@ -196,9 +197,22 @@ def _pc0(s: Subject) -> bool:
 # Definition 6 ------------------------------------------------------------------
 
 
-@declaration_check("sortDesc", PROFILE_KINDS)
+@declaration_check("sortDesc", PROFILE_KINDS + ("vector",))
 def _sortDesc(s: Subject) -> DeclResult:
-    """sortDesc of the eigenvalue vector of S: antitone, and a rearrangement (same multiset)."""
+    """sortDesc v for any v : Fin n → ℝ: a vector input's x (as given, or normalised), or on a matrix
+    the eigenvalue vector of S = symPart L (Lean's hS.eigenvalues, the v of alphaList); checked:
+    antitone, of length n, and the same multiset as v (each value counted in both)."""
+    if s.kind == "vector":
+        from .bimodal import vec
+
+        x = vec(s)
+        out = sorted(x, key=lambda t: t.to_arb(128).mid(), reverse=True)
+        out = _exact_sort_desc(out)
+        ok = (len(out) == len(x) and all(out[i] >= out[i + 1] for i in range(len(out) - 1))
+              and all(sum(1 for a in out if a == t) == sum(1 for b in x if b == t) for t in x))
+        from .bimodal import list_value
+
+        return DeclResult(ok, value=list_value(out))
     from ..exact.algebraic import eigenvalues_symmetric
 
     ev = eigenvalues_symmetric(sym_part(s.inp.L))
@@ -206,6 +220,13 @@ def _sortDesc(s: Subject) -> DeclResult:
     _prof(s)
     ok = all(flat[i].cmp(flat[i + 1]) >= 0 for i in range(len(flat) - 1)) and len(flat) == s.inp.N
     return DeclResult(ok, value=V.listv([V.real(x) for x in flat]))
+
+
+def _exact_sort_desc(xs: list) -> list:
+    """Decreasing order by exact comparison (elements of ℚ(√s), compared exactly)."""
+    import functools
+
+    return sorted(xs, key=functools.cmp_to_key(lambda a, b: (b > a) - (b < a)))
 
 
 def _list(s: Subject, which: str) -> DeclResult:
@@ -350,45 +371,154 @@ _thm("profileD_eq_one_iff", lambda s, p: _is(p, "d", True) == (_sym(s) and _iner
 _thm("profileC_eq_one_iff", lambda s, p: _is(p, "c", True) == (_sym(s) and _inertia(s).n_neg == 0))
 
 
-def _fiber(s: Subject, face: str, commute: bool) -> DeclResult:
-    """The decomposition faces.  On a ``matrix_fiber`` input the given H, P are checked
-    (S = H ± P, symmetric spectrum of H, P ⪰ 0 by LDLᵀ) and the conclusion is that the
-    face coordinate is 0; on a ``matrix`` input with the face coordinate 0, H and P are
-    built (rational eigenvalues only) and carried as the ``fiber`` witness."""
-    p = _prof(s)
-    L, S = s.inp.L, sym_part(s.inp.L)
-    if s.kind == "matrix_fiber":
-        if s.inp.face != face:
-            raise NotApplicable("the given decomposition is for the other face")
-        H, P = s.inp.H, s.inp.P
-    else:
-        if not _is(p, face, False):
-            raise NotApplicable(f"{face} ≠ 0 and no candidate decomposition is given")
-        if not all(f.degree() == 1 for f in spectral_data(S).factors):
-            raise NotApplicable("S has irrational eigenvalues: H and P are not rational, no exact witness")
-        if p is None:  # L = 0: S = 0 = 0 ± 0
-            H = P = fmpq_mat(s.inp.N, s.inp.N)
-            w = {"H": to_str_rows(H), "P": to_str_rows(P)}
-        else:
-            ev, w, checks = face_decomposition(L, p, face)
-            H, P = fmpq_mat(w["H"]), fmpq_mat(w["P"])
-        s.witness({"kind": "fiber", "of": face, "H": w["H"], "P": w["P"]})
+def _props(S: fmpq_mat, H: fmpq_mat, P: fmpq_mat, face: str) -> bool:
+    """S = H ± P with H symmetric, the eigenvalue multiset of H invariant under negation
+    (det(tI − H) of one parity) and P ⪰ 0 (symmetric, LDLᵀ inertia without negative pivots)."""
+    from ..math.decomposition import spectrum_symmetric
+
     sign = 1 if face == "d" else -1
-    cp = H.charpoly().coeffs()
-    neg = [c if k % 2 == 0 else -c for k, c in enumerate(cp)]
-    props = (S == H + P * sign and is_symmetric(H) and is_symmetric(P)
-             and (neg == list(cp) or neg == [-c for c in cp]) and inertia_ldlt(P).n_neg == 0)
-    if not props:
-        raise NotApplicable(f"the given H, P do not satisfy S = H {'+' if sign > 0 else '−'} P with the "
-                            "required properties")
-    if s.kind == "matrix_fiber" and not commute:
-        return DeclResult(_is(p, face, False))
+    return (S == H + P * sign and is_symmetric(H) and is_symmetric(P) and spectrum_symmetric(H)
+            and inertia_ldlt(P).n_neg == 0)
+
+
+NO_DECOMPOSITION = ("no decomposition exists: if S = H {op} P with P ⪰ 0 and the spectrum of H symmetric about 0, "
+                    "Weyl's monotonicity gives #{{eigenvalues of S > t}} {ge} #{{eigenvalues of H > t}} = "
+                    "#{{eigenvalues of H < −t}} {ge2} #{{eigenvalues of S < −t}} for every t > 0, i.e. {rel} for every "
+                    "j, which the spectrum of S contradicts")
+
+
+def _no_decomposition(face: str) -> str:
+    return NO_DECOMPOSITION.format(op="+" if face == "d" else "−", ge="≥" if face == "d" else "≤",
+                                   ge2="≥" if face == "d" else "≤",
+                                   rel="α_j ≥ β_j" if face == "d" else "α_j ≤ β_j")
+
+
+def _face_witness(s: Subject, face: str) -> dict | None:
+    """The decomposition the certificate carries for a face that is reached (memoised, one per face),
+    as {"H", "P"} (rational) or {"sqrt", "H", "P"} (pairs H₀ + H₁√s): Lean's construction when the
+    spectrum of S is rational (it also commutes and has ‖P‖² = c‖L‖²); when every eigenvalue lies in
+    one quadratic field, Lean's construction over ℚ(√s) (:func:`qkverify.math.decomposition.commuting_quadratic`);
+    else the rational pair of :func:`qkverify.math.decomposition.decomposition` (not commuting);
+    None when none is found."""
+    def build():
+        p = _prof(s)
+        S = sym_part(s.inp.L)
+        if p is None:
+            return {"H": fmpq_mat(s.inp.N, s.inp.N), "P": fmpq_mat(s.inp.N, s.inp.N)}
+        if all(f.degree() == 1 for f in spectral_data(S).factors):
+            _, w, _ = face_decomposition(s.inp.L, p, face)
+            return {"H": fmpq_mat(w["H"]), "P": fmpq_mat(w["P"])}
+        from ..math.decomposition import commuting_quadratic, decomposition
+
+        q2 = commuting_quadratic(S, face)
+        if q2 is not None:
+            return {"sqrt": q2[0], "H": q2[1], "P": q2[2]}
+        out = decomposition(S, face)
+        return None if out is None else {"H": out[0], "P": out[1]}
+
+    out = s.memo(("face_witness", face), build)
+    if out is not None:
+        if "sqrt" in out:
+            s.witness({"kind": "fiber", "of": face, "sqrt": fmpq_str(out["sqrt"]), "H": to_str_rows(out["H"][0]),
+                       "H_sqrt": to_str_rows(out["H"][1]), "P": to_str_rows(out["P"][0]),
+                       "P_sqrt": to_str_rows(out["P"][1])})
+        else:
+            s.witness({"kind": "fiber", "of": face, "H": to_str_rows(out["H"]), "P": to_str_rows(out["P"])})
+    return out
+
+
+def _cand_props(S: fmpq_mat, cand: dict, face: str) -> tuple[bool, bool, object]:
+    """(the properties of profileD_eq_zero_iff_decomp hold, H and P commute with S and each other,
+    ‖P‖²) for a candidate of :func:`_face_witness`."""
+    from ..math.decomposition import commutes, quadratic_props
+
+    if "sqrt" not in cand:
+        H, P = cand["H"], cand["P"]
+        return _props(S, H, P, face), commutes(S, H, P), frob_sq(P)
+    r = quadratic_props(S, face, cand["sqrt"], cand["H"], cand["P"])
+    ok = r["decomposes"] and r["symmetric"] and r["H_spectrum_symmetric"] and r["P_psd"]
+    return ok, r["commute"], r["normP"]
+
+
+def _target(p: Profile | None, face: str, s_: fmpq):
+    """c‖L‖² (face d) or d‖L‖² (face c) exactly, as Σ_j (α_j − β_j)₊² in ℚ(√s) (None when an
+    eigenvalue is not in that field)."""
+    from ..exact.quadratic import Quad
+
+    if p is None:
+        return Quad(0)
+    out = Quad(0)
+    for a, b in zip(p.alpha, p.beta):
+        qa, qb = _in_field(a, s_), _in_field(b, s_)
+        if qa is None or qb is None:
+            return None
+        t = qa - qb if face == "d" else qb - qa
+        if t > 0:
+            out = out + t * t
+    return out
+
+
+def _in_field(x, s_: fmpq):
+    """A real algebraic number as an element of ℚ(√s) (None when it is not one)."""
+    from ..exact.quadratic import Quad, rational_sqrt
+
+    if x.is_rational:
+        return Quad(x.rational)
+    cs = [fmpq(int(c)) for c in x.poly.coeffs()]
+    if len(cs) != 3 or s_ == 1:
+        return None
+    c, b, a = cs
+    k = rational_sqrt((b * b - 4 * a * c) / s_)
+    if k is None:
+        return None
+    for sg in (1, -1):   # the root of the irreducible quadratic in x's isolating interval
+        v = Quad(-b / (2 * a), sg * k / (2 * a), s_)
+        if x.lo <= v <= x.hi:
+            return v
+    return None
+
+
+def _fiber(s: Subject, face: str, commute: bool) -> DeclResult:
+    """The decomposition faces of Theorem 4, as Lean states them.
+
+    ``…_iff_decomp``: (face coordinate = 0) ⇔ ∃ H, P with S = H ± P, H symmetric with a spectrum
+    symmetric about 0, P ⪰ 0 (no commutation).  The ∃ side holds with a checked witness: the
+    input's H, P (``matrix_fiber``) when they qualify, else the pair of :func:`_face_witness`
+    (carried as the ``fiber`` witness, rational or over ℚ(√s)); it fails, off the face, by the
+    counting argument of :data:`NO_DECOMPOSITION` (β_j > α_j for some j, read off the spectrum of S).
+
+    ``…_decomp_commute``: the same ∃ with H, P commuting with S and each other and ‖P‖² = c‖L‖²
+    (d‖L‖² on face c).  On the face: the pair of :func:`_face_witness` when it commutes and has the
+    norm (Lean's construction: rational spectra, or every eigenvalue in one quadratic field), else
+    undecided (the commuting H, P have entries in a larger number field).  Off the face (``h``
+    dropped): fails, as no decomposition at all exists."""
+    p = _prof(s)
+    S = sym_part(s.inp.L)
+    on_face = _is(p, face, False)
     if commute:
+        if not on_face:
+            return DeclResult(False, reason=_no_decomposition(face))
         other = "c" if face == "d" else "d"
-        target = fmpq(0) if p is None else getattr(p, other).exact
-        comm = S * H == H * S and S * P == P * S and H * P == P * H
-        return DeclResult(comm and target is not None and frob_sq(P) == target * frob_sq(L))
-    return DeclResult(True)
+        cand = _face_witness(s, face)
+        if cand is None:
+            return DeclResult(None, reason=f"{face} = 0 but no decomposition was found")
+        ok, comm, normP = _cand_props(S, cand, face)
+        target = _target(p, face, cand.get("sqrt", fmpq(1)))
+        if not comm or target is None or normP != target:
+            return DeclResult(None, reason="the eigenvalues of S are not all in one quadratic field: the commuting "
+                                           f"H, P with ‖P‖² = {other}‖L‖² have entries in a larger number field; "
+                                           "no exact witness")
+        return DeclResult(ok)
+    cand = None
+    if s.kind == "matrix_fiber" and s.inp.face == face and _props(S, s.inp.H, s.inp.P, face):
+        return DeclResult(on_face)
+    if on_face:
+        cand = _face_witness(s, face)
+        if cand is None:
+            return DeclResult(None, reason=f"{face} = 0 but no rational decomposition was found")
+    rhs = cand is not None and _cand_props(S, cand, face)[0]
+    return DeclResult(on_face == rhs, reason="" if rhs else f"{face} ≠ 0 and no decomposition exists (the counting "
+                                                             "argument, TRUST.md)")
 
 
 declaration_check("profileD_eq_zero_iff_decomp", PROFILE_KINDS)(lambda s: _fiber(s, "d", False))

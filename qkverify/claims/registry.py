@@ -22,6 +22,11 @@ def _ensure_loaded() -> None:
     load_all()
 
 
+class Undecided(Exception):
+    """A hypothesis predicate cannot decide its Lean hypothesis exactly on this input (the
+    message says why); the record shows the hypothesis as undecided (None)."""
+
+
 class NotApplicable(Exception):
     """The declaration's conclusion cannot be evaluated on this input (e.g. the
     existential side of an iff with no candidate): it is skipped, with the reason."""
@@ -126,7 +131,8 @@ def declaration_check(check_id: str, kinds: tuple[str, ...] = ("matrix",)) -> Ca
 
 
 def predicate(pid: str) -> Callable:
-    """Decorator registering the exact decision of a hypothesis predicate (lean_map ``predicate``)."""
+    """Decorator registering the exact decision of a hypothesis predicate (lean_map ``predicate``):
+    True or False, or raise :class:`Undecided` when it is out of exact reach on the input."""
 
     def deco(fn: Callable[[Subject], bool]) -> Callable[[Subject], bool]:
         if pid in _PREDICATES:

@@ -44,11 +44,33 @@ def _G(s: Subject) -> list[fmpq_mat]:
 
 
 def _k(s: Subject) -> int:
-    return s.inp["k"] if s.kind == "rope_weights" else len(s.inp["B"])
+    """k: the input's, else (forms) the number of forms given.  Lean's B is a family indexed by ℕ and k
+    a separate argument; a forms input may list more forms than k (B_1 for eq_ropeT_one_of_forall
+    at k ≤ 1)."""
+    if s.kind == "rope_weights":
+        return s.inp["k"]
+    k = s.inp.get("k", len(s.inp["B"]))
+    if k > len(s.inp["B"]):
+        raise NotApplicable(f"k = {k} but only B_0 … B_{len(s.inp['B']) - 1} are given")
+    return k
+
+
+def _L0_inverse(s: Subject) -> fmpq_mat:
+    """L_0⁻¹ as a matrix: G_0⁻¹, or Mathlib's ``Matrix.inv`` of a singular G_0, the zero matrix (the
+    reading of T_d = L_0⁻¹ L_d used when h0 is dropped: Lean's ``ropeT`` itself needs h0), with the
+    inverse witness of B0 (rows, or a null vector) the kernel reads T_d from."""
+    def build():
+        G0 = _G(s)[0]
+        if _inverse_witness(s, G0, "B0"):
+            return G0.inv()
+        return fmpq_mat(G0.nrows(), G0.nrows())
+
+    return s.memo("L0inv", build)
 
 
 def _T(s: Subject) -> list[fmpq_mat]:
-    return s.memo("T", lambda: [_G(s)[0].solve(G) for G in _G(s)])
+    """T_d = L_0⁻¹ L_d = G_0⁻¹ G_d for d < k (0 for every d when G_0 is singular)."""
+    return s.memo("T", lambda: [_L0_inverse(s) * G for G in _G(s)])
 
 
 # -- real heads ---------------------------------------------------------------------------------
@@ -199,10 +221,10 @@ def _hS(s: Subject) -> bool:
     """T_d = S^d for every d < k (binder ``hS``), S the input's candidate or the reading's operator."""
     if s.kind == "rope_weights":
         return _k(s) < 2 or _decide(s)[0]
-    if "S" not in s.inp.doc or not _h0(s):
+    if "S" not in s.inp.doc:
         return False
     S = _ratmat(s.inp["S"])
-    return all(T == mat_pow(S, d) for d, T in enumerate(_T(s)))
+    return all(T == mat_pow(S, d) for d, T in enumerate(_T(s)[:_k(s)]))
 
 
 # -- declarations -----------------------------------------------------------------------------------
@@ -232,7 +254,9 @@ def _ropeL(s: Subject) -> DeclResult:
 def _ropeL0Equiv(s: Subject) -> DeclResult:
     """L_0 as an equivalence H ≃ H^∨: [L_0, L_0⁻¹]; checked: two-sided inverse, coe = ropeL 0."""
     G0 = _G(s)[0]
-    inv = G0.inv()
+    if G0.det() == 0:
+        raise NotApplicable("B_0 is degenerate: L_0 is not an equivalence (the definition needs h0)")
+    inv = _L0_inverse(s)
     return DeclResult(G0 * inv == identity(G0.nrows()) == inv * G0, value=V.listv([V.matrix(G0), V.matrix(inv)]))
 
 
@@ -240,44 +264,49 @@ def _ropeL0Equiv(s: Subject) -> DeclResult:
 def _ropeT(s: Subject) -> DeclResult:
     """T_d = L_0⁻¹ L_d for d < k; checked: L_0 T_d = L_d (ropeL0_comp_ropeT)."""
     T, Gs = _T(s), _G(s)
+    if Gs[0].det() == 0:
+        raise NotApplicable("B_0 is degenerate: T_d = L_0⁻¹ L_d needs h0 (ropeL0Equiv)")
     return DeclResult(all(Gs[0] * t == g for t, g in zip(T, Gs)), value=V.listv([V.matrix(t) for t in T]))
 
 
 def _rope_like(s: Subject) -> bool:
     T, k = _T(s), _k(s)
+    T = T[:k]
     return all(T[d + e] == T[d] * T[e] for d in range(k) for e in range(k - d))
 
 
-@declaration_check("IsRoPELike", BOTH)
+@declaration_check("IsRoPELike", FORMS)
 def _is_rope_like(s: Subject) -> DeclResult:
     """T_{d+e} = T_d T_e for d + e < k; checked against the proof's form L_{d+e} = L_d L_0⁻¹ L_e.
-    Real heads: the runtime's forms are RoPE-like (T_d = B⁻¹R_dB, R_d a rotation group); checked:
-    T_{d+e} and T_d T_e computed from the weights overlap for d + e < k."""
-    if s.kind == "rope_weights":
-        h, rt = _head(s), s.inp["runtime"]
-        P = h.planes(rt)
-        k = _k(s)
-        T = [h.conj(h.numeric(P, rt, d)) for d in range(k)]
-        with ctx.workprec(PREC):
-            Ds = [T[d + e] - T[d] * T[e] for d in range(k) for e in range(k - d)]
-            ok = all(D[a, b].contains(0) for D in Ds for a in range(h.n) for b in range(h.n))
-        return DeclResult(ok, value=V.boolean(True))
+    Not evaluated on a real head (``rope_weights``): there T_d = B⁻¹R_dB has transcendental entries
+    (cos dθ, sin dθ), the equalities are the angle-addition identities of the runtime's rotations,
+    and an equality of reals is not decided by enclosures."""
     Gs, k = _G(s), _k(s)
-    inv = Gs[0].inv()
-    other = all(Gs[d + e] == Gs[d] * inv * Gs[e] for d in range(k) for e in range(k - d))
     v = _rope_like(s)
+    if Gs[0].det() == 0:  # h0 dropped: the proof's form needs L_0 invertible; the value is T's
+        return DeclResult(True, value=V.boolean(v))
+    inv = _L0_inverse(s)
+    other = all(Gs[d + e] == Gs[d] * inv * Gs[e] for d in range(k) for e in range(k - d))
     return DeclResult(v == other, value=V.boolean(v))
 
 
-@declaration_check("isRoPELike_iff", BOTH)
+@declaration_check("isRoPELike_iff", FORMS)
 def _iff(s: Subject) -> DeclResult:
-    """IsRoPELike k B ⇔ ∃ S, T_d = S^d for d < k; the existential is decided with S = T_1 (the only
-    candidate when k ≥ 2, eq_ropeT_one_of_forall) and S = 1 when k ≤ 1."""
-    if s.kind == "rope_weights":
-        return DeclResult(True)
+    """IsRoPELike k B ⇔ ∃ S, T_d = S^d for every d < k, both sides computed.  The ∃ side: k = 0,
+    vacuous (true); k = 1, T_0 = S^0 = 1 (S arbitrary); k ≥ 2, S = T_1 is the only candidate
+    (T_1 = S^1) and T_d = T_1^d is checked for every d < k.  With h0 dropped T_d = 0 (Mathlib's
+    inverse of a singular G_0): the left side holds (0 = 0·0), the right side fails for k ≥ 1
+    (T_0 = 0 ≠ 1).  Not evaluated on a real head (see IsRoPELike)."""
     T, k = _T(s), _k(s)
-    rhs = k < 2 or all(T[d] == mat_pow(T[1], d) for d in range(k))
-    return DeclResult(_rope_like(s) == rhs)
+    n = _G(s)[0].nrows()
+    if k == 0:
+        rhs = True
+    elif k == 1:
+        rhs = T[0] == identity(n)
+    else:
+        rhs = all(T[d] == mat_pow(T[1], d) for d in range(k))
+    lhs = _rope_like(s)
+    return DeclResult(lhs == rhs, reason="" if lhs == rhs else f"IsRoPELike is {lhs}, the ∃ S side is {rhs}")
 
 
 @declaration_check("eq_ropeT_one_of_forall", BOTH)
@@ -288,6 +317,8 @@ def _eq_T1(s: Subject) -> DeclResult:
         return DeclResult(same, ev, reason="" if same else f"the reading's S differs from T_1 (certified): {info.get('example')}")
     if "S" not in s.inp.doc:
         raise NotApplicable("no candidate S is given")
+    if len(_T(s)) < 2:
+        raise NotApplicable("B_1 is not given: T_1 cannot be formed")
     return DeclResult(_ratmat(s.inp["S"]) == _T(s)[1])
 
 

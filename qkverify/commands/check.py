@@ -54,7 +54,7 @@ def probe_output(args, claim_id: str) -> None:
 
 def _run2(args, sel) -> int:
     """Format-2 path: the statement's declarations (or the one named), each with its own hypotheses."""
-    from ..claims.evaluate import evaluate
+    from ..claims.evaluate import evaluate, summary
 
     st = sel.meta
     inp = sel.load(args.input)
@@ -65,7 +65,7 @@ def _run2(args, sel) -> int:
     pred = {b.predicate: b.binder for t in sel.targets for b in t.binders}
     probe_output(args, st.id)
     run = evaluate(st.id, inp, drop=tuple(pred.get(d, d) for d in args.drop),
-                   only=(sel.single,) if sel.single else ())
+                   only=(sel.single,) if sel.single else (), headline=True)
     cert = run.certificate()
     path = status = None
     if not args.no_cert:
@@ -79,8 +79,7 @@ def _run2(args, sel) -> int:
     else:
         echo(f"{st.id} ({st.label}): {run.verdict} [{run.evidence}] — {len(run.records)} declaration(s) evaluated")
         for r in run.records:
-            echo(f"  {r.meta.check}: {r.conclusion} [{r.result.evidence}]"
-                 + (f" — {r.result.reason}" if r.result.reason else ""))
+            echo(f"  {summary(r)}")
         for c, why in run.skipped:
             echo(f"  {c}: not evaluated ({why})")
         if path:

@@ -49,7 +49,8 @@ def _forms(args) -> int:
     if inp.kind2 not in ("forms", "rope_weights"):
         raise QKInputError(f"{args.target}: a forms or rope_weights input is needed, not {inp.kind2}")
     runs = []
-    for st in ("IsRoPELike", "isRoPELike_iff"):
+    # a real head (rope_weights) has no exact T_d: only Proposition 1's S = T_1 is evaluated there
+    for st in ("IsRoPELike", "isRoPELike_iff") if inp.kind2 == "forms" else ("isRoPELike_iff",):
         try:
             runs.append(evaluate(st, inp))
         except QKInputError as err:

@@ -403,3 +403,68 @@ def resolvent_value(
             return uniq[0]
         prec *= 2
     raise ArithmeticError("resolvent precision limit reached")
+
+
+# ---------------------------------------------------------------------------
+# constructing algebraic numbers from a polynomial and an interval, squares
+
+
+def _between(x: RealAlgebraic, lo: fmpq, hi: fmpq) -> bool:
+    """lo ≤ x ≤ hi, exactly."""
+    return x.cmp(RealAlgebraic.from_rational(lo)) >= 0 and x.cmp(RealAlgebraic.from_rational(hi)) <= 0
+
+
+def from_isolating_interval(coeffs, lo, hi) -> RealAlgebraic:
+    """The real root of the nonzero integer polynomial Σ coeffs[i]·x^i (ascending) that lies in
+    [lo, hi], as an exact RealAlgebraic (on its irreducible factor).  ValueError unless exactly
+    one distinct root of the polynomial lies in the closed interval (the isolation proof: the
+    roots are counted exactly, factor by factor).
+
+    >>> r = from_isolating_interval([-2, 0, 1], 1, 2)        # √2
+    >>> r.index, r.cmp(RealAlgebraic.from_rational(fmpq(141, 100)))
+    (1, 1)
+    >>> from_isolating_interval([-2, 0, 1], -2, 2)
+    Traceback (most recent call last):
+    ...
+    ValueError: 2 distinct roots of the polynomial lie in [-2, 2], not one
+    """
+    lo, hi = fmpq(lo), fmpq(hi)
+    p = fmpz_poly([int(c) for c in coeffs])
+    if p.is_zero():
+        raise ValueError("the zero polynomial isolates no root")
+    if lo > hi:
+        raise ValueError(f"empty interval [{lo}, {hi}]")
+    inside = [r for r, _ in real_roots(p) if _between(r, lo, hi)]
+    if len(inside) != 1:
+        raise ValueError(f"{len(inside)} distinct roots of the polynomial lie in [{lo}, {hi}], not one")
+    r = inside[0]
+    if not r.is_rational:  # the caller's interval isolates the root on its irreducible factor too
+        r.lo, r.hi = lo, hi
+    return r
+
+
+def square(x: RealAlgebraic) -> RealAlgebraic:
+    """x², exact: with f(t) = e(t²) + t·o(t²) the minimal polynomial of x, x² is a root of
+    e(u)² − u·o(u)²; the root is singled out by refining x until one root of that polynomial is
+    left in the square of x's interval.
+
+    >>> square(from_isolating_interval([-2, 0, 1], -2, -1)).rational
+    2
+    """
+    if x.is_rational:
+        return RealAlgebraic.from_rational(x.rational ** 2)
+    c = [int(t) for t in x.poly.coeffs()]
+    e = fmpz_poly(c[0::2])
+    o = fmpz_poly(c[1::2])
+    P = e * e - fmpz_poly([0, 1]) * o * o
+    cands = [r for r, _ in real_roots(P)]
+    s = x.sign()
+    while True:
+        if s > 0:
+            lo, hi = max(x.lo, fmpq(0)) ** 2, x.hi ** 2
+        else:
+            lo, hi = min(x.hi, fmpq(0)) ** 2, x.lo ** 2
+        inside = [r for r in cands if _between(r, lo, hi)]
+        if len(inside) == 1:
+            return inside[0]
+        x.refine((x.hi - x.lo) / 4)

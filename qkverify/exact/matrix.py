@@ -127,6 +127,8 @@ def vstack(A: fmpq_mat, B: fmpq_mat) -> fmpq_mat:
     """Rows of A over rows of B (e.g. M = [W_K; W_Q], 2n x N); QKInputError on a column mismatch."""
     if A.ncols() != B.ncols():
         raise QKInputError(f"cannot stack {A.nrows()}x{A.ncols()} over {B.nrows()}x{B.ncols()}")
+    if A.nrows() + B.nrows() == 0:  # keep the width of an empty stack (a head with n = 0)
+        return fmpq_mat(0, A.ncols())
     return fmpq_mat(A.tolist() + B.tolist())
 
 

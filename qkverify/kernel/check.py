@@ -108,6 +108,9 @@ def compare_value(v: Any, s: dict, q: Ctx, where: str) -> None:
             compare_value(a, b, q, f"{where}[{i}]")
         return
     if tag == "matrix":
+        if x == []:   # a matrix with no rows or no columns
+            require(isinstance(v, fmpq_mat) and (v.nrows() == 0 or v.ncols() == 0), where, "matrix differs")
+            return
         require(isinstance(v, fmpq_mat) and v == ratmat(x), where, "matrix differs")
         return
     if tag == "bool":
@@ -164,11 +167,21 @@ def _decide(q: Ctx, i: int, d: dict, st: str, seen: list[str]) -> tuple[str, str
     try:
         for check_arg in e.args:  # the declaration's argument types on this input
             check_arg(q)
+        resting = False  # on a hypothesis the certificate leaves undecided (and does not drop)
         for b, pid in e.binders:
+            said = d["hypotheses"][b]
+            if said is None:
+                # the certificate leaves this hypothesis undecided (weaker than any value): a record
+                # resting on it (not dropped) can only be undecided; a dropped one is evaluated anyway
+                require(b in dropped or stated == "undecided", where,
+                        f"hypothesis {b} is undecided and not dropped: the record cannot conclude {stated}")
+                resting |= b not in dropped
+                continue
             val = PREDICATES[pid](q)
-            require(val == d["hypotheses"][b], where,
-                    f"hypothesis {b} is {val}, the certificate says {d['hypotheses'][b]}")
+            require(val == said, where, f"hypothesis {b} is {val}, the certificate says {said}")
             require(val or b in dropped, where, f"hypothesis {b} is false and not dropped")
+        if resting:  # the conclusion is not evaluated (nor are its witnesses given)
+            return "undecided", d["evidence"]
         if e.is_def:
             if "value" in d or stated != "undecided":
                 require("value" in d, where, "a definition's record carries its value")

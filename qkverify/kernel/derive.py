@@ -250,9 +250,10 @@ def _L(q: Ctx) -> fmpq_mat:
     return q.mat("W_K").transpose() * q.mat("W_Q")
 
 
-derived("S")(lambda q: sym(q.mat("L")))
+derived("S")(lambda q: q.arg("S") if q.kind == "matrix_spectrum" else sym(q.mat("L")))  # matrix_spectrum: any S
 derived("T")(lambda q: skew(q.mat("L")))
-derived("M")(lambda q: fmpq_mat(q.mat("W_K").tolist() + q.mat("W_Q").tolist()))   # [W_K; W_Q]
+derived("M")(lambda q: fmpq_mat(2 * q.mat("W_K").nrows(), q.mat("W_K").ncols(),   # [W_K; W_Q] (n = 0: 0 × N)
+                                [x for r in q.mat("W_K").tolist() + q.mat("W_Q").tolist() for x in r]))
 derived("UtLU")(lambda q: q.mat("U").transpose() * q.mat("L") * q.mat("U"))
 derived("S_UtLU")(lambda q: sym(q.mat("UtLU")))
 derived("B")(lambda q: eye(q.mat("W_Q").ncols()))   # the basis of C a head's Gram matrix is taken in

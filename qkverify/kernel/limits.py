@@ -61,9 +61,9 @@ MAX_PREC = 1 << 16
 #: bisection steps for one comparison of two real algebraic numbers
 MAX_BISECTIONS = 4000
 
-# -- series, sums, sampling -------------------------------------------------
-#: terms of a series witness (Appendix C)
-MAX_SERIES_TERMS = 1 << 16
+# -- sums, sampling, decompositions ------------------------------------------
+#: size N of a fiber decomposition over ℚ(√s) (Theorem 4: N matrix products over the quadratic field)
+MAX_QUADRATIC_FIBER = 64
 #: value patterns a finite-law enumeration sums over (Appendix A)
 ENUM_LIMIT = 1 << 16
 #: the exact iid convolution of the energy law: values of a partial law, products in all

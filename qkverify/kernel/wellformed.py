@@ -75,6 +75,28 @@ def vector(x: list, what: str, n: int | None = None) -> list[fmpq]:
     return [rat(v) for v in x]
 
 
+def exact_real(x: Any, what: str):
+    """An exact real of an input (``ℝ``): a rational, or {poly, interval} with exactly one distinct
+    root of poly in the closed interval (Sturm count), read as that root (a rational or a Root)."""
+    from flint import fmpz_poly
+
+    from .algebra import Root, roots_in, sign_at, squarefree
+
+    if isinstance(x, str):
+        return rat(x)
+    f = fmpz_poly([int(c) for c in x["poly"]])
+    lo, hi = rat(x["interval"][0]), rat(x["interval"][1])
+    require(not f.is_zero() and f.degree() >= 1 and lo <= hi, "input", f"{what}: a polynomial of degree ≥ 1 and lo ≤ hi")
+    g = squarefree(f)  # the same distinct roots, each once
+    count = roots_in(g, lo, hi, True, True)
+    require(count == 1, "input", f"{what}: {count} distinct roots of the polynomial lie in [{lo}, {hi}], not one")
+    if sign_at(g, lo) == 0:
+        return lo
+    if sign_at(g, hi) == 0:
+        return hi
+    return Root(g, lo, hi)
+
+
 # -- one rule per input kind ----------------------------------------------------------
 
 

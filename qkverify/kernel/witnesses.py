@@ -15,9 +15,9 @@ from typing import Any, Callable, NamedTuple
 from flint import arb, arb_mat, fmpq, fmpq_mat, fmpz, fmpz_mat, fmpz_poly, nmod_mat
 
 from . import limits
-from .algebra import Box, CBox, Quad, Real, Root, cmp, count_with_multiplicity, interval, krawczyk, power_sum_2, precision, roots_in, sign, sign_at, squarefree, to_arb
-
-from .jsonio import NotEvaluable, Undecided, dec, poly, qstr, rat, ratmat, require
+from .algebra import (Box, CBox, Quad, Real, Root, cmp, count_with_multiplicity, interval, krawczyk, power_sum_2,
+                      precision, roots_in, sign, sign_at, squarefree, sturm_count, to_arb)
+from .jsonio import Invalid, NotEvaluable, Undecided, dec, poly, qstr, rat, ratmat, require
 
 #: witness kind -> checker(w, q) -> fact
 CHECKERS: dict[str, Callable[[dict, Any], Any]] = {}
@@ -54,11 +54,12 @@ def eye(n: int) -> fmpq_mat:
 Spectrum = NamedTuple("Spectrum", [("values", list), ("power_sum_2", fmpq)])  # every eigenvalue with multiplicity; Σλ²
 Rank = NamedTuple("Rank", [("rank", int), ("kernel", tuple)])  # rank X; integer y with yᵀX = 0 spanning the left kernel
 Cells = NamedTuple("Cells", [("boxes", list), ("zero", int), ("charpoly", fmpz_poly)])  # one box per nonzero root; 0's multiplicity
-Fiber = NamedTuple("Fiber", [("H", fmpq_mat), ("P", fmpq_mat), ("normP", fmpq)])  # S = H ± P with its properties; ‖P‖²
+Fiber = NamedTuple("Fiber", [("H", fmpq_mat), ("P", fmpq_mat), ("normP", object), ("commute", bool), ("sqrt", fmpq)])
+# S = H ± P with its properties; ‖P‖² (fmpq, or Quad over ℚ(√sqrt)); whether H, P commute with S and each other;
+# sqrt: the entries lie in ℚ(√sqrt) (1: rational; H, P are then the rational parts)
 Factor = NamedTuple("Factor", [("x", list), ("y", list)])  # x, y ≠ 0 in ℚ(√m)^N (for L: rational, L = x yᵀ)
 Orthogonal = NamedTuple("Orthogonal", [("U", fmpq_mat)])  # UᵀU = 1, N × N
 Inverse = NamedTuple("Inverse", [("Y", fmpq_mat), ("singular", bool)])  # Lean's X⁻¹ (0 when X is singular)
-Series = NamedTuple("Series", [("ball", arb)])  # a ball holding the moment series' sum
 ThetaPoint = NamedTuple("ThetaPoint", [("point", list)])  # the Lean proof's preimage of limitProfile ρ
 Trend = NamedTuple("Trend", [("paths", int), ("decreasing", int), ("threshold", int)])  # sign test: paths, #decreasing, k*
 Moments = NamedTuple("Moments", [("values", dict), ("why", dict)])  # E‖L‖², E tr(L·L), E‖S‖², E‖T‖² (None: undecided, why)
@@ -177,14 +178,18 @@ def _rank(w: dict, q) -> Rank:
 # exact spectrum of a rational symmetric matrix
 
 
-def spectrum_of(w: dict, X: fmpq_mat) -> Spectrum:
+def spectrum_of(w: dict, X: fmpq_mat, real_only: bool = False) -> Spectrum:
     """Spectrum(X), with multiplicity, each eigenvalue exact.
 
     Checks: Π poly_k^m_k equals charpoly(D·X) times the product of the leading
     coefficients (FLINT charpoly is monic); each poly_k has deg poly_k sorted,
     disjoint intervals, each a rational root or a sign change -- so each holds
-    exactly one simple root and all roots are real; distinct factors share no root."""
-    what = f"spectrum witness of {w['of']}"
+    exactly one simple root and all roots are real; distinct factors share no root.
+
+    ``real_only`` (the ``real_roots`` witness of any square X): a factor lists only its real
+    roots, and their number must be its count of distinct real roots (Sturm, inside the
+    Cauchy bound), so none is missing; ``values`` are then the real roots of det(tI − X)."""
+    what = f"{'real_roots' if real_only else 'spectrum'} witness of {w['of']}"
     D = fmpz(w["scale"])
     require(D > 0, what, "scale must be positive")
     limits.over("bits of a scale", D.bit_length(), limits.MAX_WITNESS_BITS, "MAX_WITNESS_BITS")
@@ -198,7 +203,13 @@ def spectrum_of(w: dict, X: fmpq_mat) -> Spectrum:
     for k, fac in enumerate(w["factors"]):
         f, m, roots = poly(fac["poly"]), fac["multiplicity"], fac["roots"]
         require(f.degree() >= 1 and m >= 1, what, f"factor {k} is constant or has multiplicity 0")
-        require(len(roots) == f.degree(), what, f"factor {k}: {f.degree()} roots needed, {len(roots)} given")
+        if real_only:
+            cs = f.coeffs()
+            bound = 1 + max((abs(fmpq(c, cs[-1])) for c in cs[:-1]), default=fmpq(0))
+            n_real = sturm_count(f, -bound, bound)
+            require(len(roots) == n_real, what, f"factor {k}: {n_real} real roots, {len(roots)} given")
+        else:
+            require(len(roots) == f.degree(), what, f"factor {k}: {f.degree()} roots needed, {len(roots)} given")
         prev = None
         for j, (lo_s, hi_s) in enumerate(roots):
             lo, hi = rat(lo_s), rat(hi_s)
@@ -225,6 +236,12 @@ def spectrum_of(w: dict, X: fmpq_mat) -> Spectrum:
 @checker("spectrum")
 def _spectrum(w: dict, q) -> Spectrum:
     return spectrum_of(w, q.mat(w["of"]))
+
+
+@checker("real_roots")
+def _real_roots(w: dict, q) -> Spectrum:
+    """The real roots of det(tI − X), X any square matrix (Lean's ``X.charpoly.roots`` in ℝ)."""
+    return spectrum_of(w, q.mat(w["of"]), real_only=True)
 
 
 # ---------------------------------------------------------------------------
@@ -289,11 +306,12 @@ def _cells(w: dict, q) -> Cells:
 
 
 def fiber_props(face: str, S: fmpq_mat, H: fmpq_mat, P: fmpq_mat) -> Fiber:
-    """Check the decomposition properties of S = H + P (face d) or S = H − P (face c): H, P
-    symmetric; H, P commute with S and with each other; the spectrum of H is symmetric
-    about 0 (its characteristic polynomial is even or odd); P ⪰ 0 (its characteristic
-    polynomial, real-rooted, has no sign agreement between consecutive nonzero
-    coefficients of charpoly(−x) -- Descartes: no negative root)."""
+    """Check the decomposition properties of S = H + P (face d) or S = H − P (face c), as
+    profileD_eq_zero_iff_decomp states them (no commutation): H, P symmetric; the spectrum of H
+    is symmetric about 0 (its characteristic polynomial is even or odd); P ⪰ 0 (its
+    characteristic polynomial, real-rooted, has no sign agreement between consecutive nonzero
+    coefficients of charpoly(−x) -- Descartes: no negative root).  Whether H and P commute with
+    S and with each other is recorded, for the decomp_commute declarations."""
     what = f"fiber decomposition (face {face})"
     require(H.nrows() == H.ncols() == P.nrows() == P.ncols() == S.nrows(), what, "H and P must be N × N")
     limits.over("rows of a matrix to take the characteristic polynomial of", S.nrows(), limits.MAX_CHARPOLY_DIM,
@@ -301,7 +319,7 @@ def fiber_props(face: str, S: fmpq_mat, H: fmpq_mat, P: fmpq_mat) -> Fiber:
     sgn = 1 if face == "d" else -1
     require(H + P * sgn == S, what, f"S ≠ H {'+' if sgn > 0 else '−'} P")
     require(H.transpose() == H and P.transpose() == P, what, "H or P is not symmetric")
-    require(H * S == S * H and P * S == S * P and H * P == P * H, what, "H, P and S do not commute")
+    commute = H * S == S * H and P * S == S * P and H * P == P * H
     D = max(limits.for_charpoly(H).numer_denom()[1], fmpz(1))
     ch = integer_scaled(H, D, what).charpoly().coeffs()
     parity = [c for k, c in enumerate(ch) if (k + len(ch) - 1) % 2 == 1]
@@ -311,12 +329,67 @@ def fiber_props(face: str, S: fmpq_mat, H: fmpq_mat, P: fmpq_mat) -> Fiber:
     neg = [c if k % 2 == 0 else -c for k, c in enumerate(cp)]
     nz = [c for c in neg if c != 0]
     require(all((a > 0) == (b > 0) for a, b in zip(nz, nz[1:])), what, "P has a negative eigenvalue")
-    return Fiber(H, P, sum((P[i, j] ** 2 for i in range(P.nrows()) for j in range(P.ncols())), fmpq(0)))
+    return Fiber(H, P, sum((P[i, j] ** 2 for i in range(P.nrows()) for j in range(P.ncols())), fmpq(0)), commute, fmpq(1))
+
+
+def _qmul(X: tuple, Y: tuple, s: fmpq) -> tuple:
+    """(A + B√s)(C + D√s) = (AC + s·BD) + (AD + BC)√s for rational matrices A, B, C, D."""
+    (A, B), (C, D) = X, Y
+    return A * C + B * D * s, A * D + B * C
+
+
+def _qtrace(X: tuple, s: fmpq) -> Quad:
+    n = X[0].nrows()
+    return Quad(sum((X[0][i, i] for i in range(n)), fmpq(0)), sum((X[1][i, i] for i in range(n)), fmpq(0)), s)
+
+
+def fiber_props_quadratic(face: str, S: fmpq_mat, H: tuple, P: tuple, s: fmpq) -> Fiber:
+    """The decomposition S = H ± P with entries in ℚ(√s) (H = H₀ + H₁√s, P = P₀ + P₁√s; s > 0 not a
+    square): S = H₀ ± P₀ and 0 = H₁ ± P₁; H, P symmetric (each part); the spectrum of H symmetric
+    about 0 ⇔ tr(H^k) = 0 for every odd k ≤ N (Newton's identities: the odd elementary symmetric
+    functions of the eigenvalues vanish ⇔ det(tI − H) is even or odd); P ⪰ 0 ⇔ every elementary
+    symmetric function e_k of its (real) eigenvalues is ≥ 0 (e_k from the power sums tr(P^k) by
+    Newton's identities; a real-rooted polynomial whose coefficients alternate has no negative root),
+    signs exact in ℚ(√s); commutation recorded; ``normP`` = tr(P²) (a Quad)."""
+    what = f"fiber decomposition (face {face}, over ℚ(√{s}))"
+    N = S.nrows()
+    require(all(X.nrows() == X.ncols() == N for X in H + P), what, "H and P must be N × N")
+    sgn = 1 if face == "d" else -1
+    require(H[0] + P[0] * sgn == S and H[1] + P[1] * sgn == fmpq_mat(N, N), what, f"S ≠ H {'+' if sgn > 0 else '−'} P")
+    require(all(X.transpose() == X for X in H + P), what, "H or P is not symmetric")
+    limits.over("fiber dimension", N, limits.MAX_QUADRATIC_FIBER, "MAX_QUADRATIC_FIBER")
+
+    def power_sums(X: tuple) -> list:
+        out, Y = [], X
+        for _ in range(N):
+            out.append(_qtrace(Y, s))
+            Y = _qmul(Y, X, s)
+        return out
+
+    pH = power_sums(H)
+    require(all(pH[k].sign() == 0 for k in range(0, N, 2)), what, "the spectrum of H is not symmetric about 0")
+    pP, e = power_sums(P), [Quad(1)]
+    for k in range(1, N + 1):   # Newton: k·e_k = Σ_{i=1..k} (−1)^(i−1) e_{k−i} p_i
+        acc = Quad(0)
+        for i in range(1, k + 1):
+            acc = acc + (e[k - i] * pP[i - 1] if i % 2 else -(e[k - i] * pP[i - 1]))
+        e.append(acc * Quad(fmpq(1, k)))
+    require(all(x.sign() >= 0 for x in e), what, "P has a negative eigenvalue")
+    Sq = (S, fmpq_mat(N, N))
+    commute = all(_qmul(X, Y, s) == _qmul(Y, X, s) for X, Y in ((H, Sq), (P, Sq), (H, P)))
+    return Fiber(H[0], P[0], _qtrace(_qmul(P, P, s), s), commute, s)
 
 
 @checker("fiber")
 def _fiber(w: dict, q) -> Fiber:
-    return fiber_props(w["of"], q.mat("S"), ratmat(w["H"]), ratmat(w["P"]))
+    """S = H ± P as fiber_props states it; with ``sqrt`` = s the entries are H + H_sqrt·√s, P + P_sqrt·√s."""
+    if "sqrt" not in w:
+        return fiber_props(w["of"], q.mat("S"), ratmat(w["H"]), ratmat(w["P"]))
+    s = rat(w["sqrt"])
+    require(s > 0 and not (s.p.isqrt() ** 2 == s.p and s.q.isqrt() ** 2 == s.q), "fiber witness",
+            "sqrt must be a positive non-square")
+    return fiber_props_quadratic(w["of"], q.mat("S"), (ratmat(w["H"]), ratmat(w["H_sqrt"])),
+                                 (ratmat(w["P"]), ratmat(w["P_sqrt"])), s)
 
 
 # ---------------------------------------------------------------------------
@@ -357,13 +430,13 @@ def _orthogonal(w: dict, q) -> Orthogonal:
 
 @checker("inverse")
 def _inverse(w: dict, q) -> Inverse:
-    """Lean's X⁻¹ (kernel/lean.py mat_inv): the stated rows Y with Y·X = 1, or a stated nonzero
-    v with X·v = 0 (X singular, X⁻¹ = 0)."""
+    """Mathlib's X⁻¹ (``Matrix.inv``; kernel/lean.py mat_inv): the stated rows Y with Y·X = 1, or a
+    stated nonzero rational v with X·v = 0 (X singular, X⁻¹ = 0)."""
     X, what = q.mat(w["of"]), f"inverse witness of {w['of']}"
     require(X.nrows() == X.ncols(), what, "only a square matrix has an inverse")
     n = X.nrows()
     if "null" in w:
-        v = fmpq_mat([[fmpq(fmpz(c))] for c in w["null"]])
+        v = fmpq_mat([[rat(c)] for c in w["null"]])
         require(v.nrows() == n and any(v.entries()) and not any((X * v).entries()), what,
                 "the stated vector is zero or not in the kernel")
         return Inverse(fmpq_mat(n, n), True)
@@ -373,34 +446,35 @@ def _inverse(w: dict, q) -> Inverse:
     return Inverse(Y, False)
 
 
-# ---------------------------------------------------------------------------
-# the moment series of Appendix C
+CounterExample = NamedTuple("CounterExample", [("y", tuple)])  # a point offered against a ∀-hypothesis (near_identity's hM)
 
 
-@checker("series")
-def _series(w: dict, q) -> Series:
-    """K terms of Σ_k x_i^(2k+1) (odd) or x_i^(2k+2) (even) as a ball, widened by the tail
-    n·ρ^K/(1 − ρ), ρ = max x_i² < 1 (|x|^(2k+1), |x|^(2k+2) ≤ ρ^k), which is at most
-    10^−digits.  x is the input's vector, or x/‖x‖ when normalised."""
-    what = "series witness"
-    mu, K = q.arg("x"), w["terms"]
-    limits.over("series terms", K, limits.MAX_SERIES_TERMS, "MAX_SERIES_TERMS")
-    s = sum((m * m for m in mu), fmpq(0)) if q.arg("normalize") else fmpq(1)
-    require(s != 0, what, "the zero vector has no moment series")
-    sq = [m * m / s for m in mu]
-    rho = max(sq)
-    require(rho < 1, what, "some |x_i| ≥ 1: the series does not converge geometrically")
-    T = len(mu) * rho ** K / (1 - rho)
-    require(T <= fmpq(1, 10 ** w["digits"]), what, f"{K} terms leave a tail above 10^-{w['digits']}")
-    odd = w["of"] == "odd"
-    with precision(256):
-        part = arb(0)
-        for m, r in zip(mu, sq):
-            ball, acc = (arb(m) / arb(s).sqrt() if odd else arb(r)), arb(0)
-            for _ in range(K):
-                acc, ball = acc + ball, ball * arb(r)
-            part += acc
-        return Series(part + arb(0, arb(T)))
+@checker("counterexample")
+def _counterexample(w: dict, q) -> CounterExample:
+    """The stated point, read exactly (its sides are the rule's: it depends on the declaration)."""
+    return CounterExample(tuple(rat(c) for c in w["y"]))
+
+
+KernelBasis = NamedTuple("KernelBasis", [("dim", int)])  # dim independent vectors v with [W_Q; W_K]·v = 0
+
+
+@checker("kernel_basis")
+def _kernel_basis(w: dict, q) -> KernelBasis:
+    """The stated vectors lie in the kernel of J = [W_Q; W_K] (J·v = 0, exactly) and are linearly
+    independent (their matrix has full rank); that they span it is the rank witness's part
+    (rank J + #vectors = N, checked by the rule)."""
+    what = "kernel_basis witness of the stacked map"
+    WQ, WK = q.arg("W_Q"), q.arg("W_K")
+    N = WQ.ncols()
+    vs = [[rat(c) for c in v] for v in w["vectors"]]
+    require(all(len(v) == N for v in vs), what, f"each vector has N = {N} entries")
+    if vs:
+        V = fmpq_mat(vs).transpose()
+        for M in (WQ, WK):
+            if M.nrows():
+                require(not any((M * V).entries()), what, "a vector is not in the kernel of the stacked map")
+        require(V.rank() == len(vs), what, "the vectors are not linearly independent")
+    return KernelBasis(len(vs))
 
 
 # ---------------------------------------------------------------------------

@@ -67,6 +67,23 @@ def x_names(k: int, N: int) -> list[str]:
     return [f"x{j}_{c}" for j in range(k) for c in range(N)]
 
 
+def lean_polynomial(text: str, names: list[str]) -> tuple[bool | None, sp.Expr]:
+    """(is the function ``text`` denotes with Lean's x/0 = 0 a polynomial on all of ℝⁿ, the
+    expression to use): (True, p) with the polynomial p; (False, the generic rational function);
+    (None, p) undecided (:func:`qkverify.math.lean_expr.polynomial_everywhere`)."""
+    from .lean_expr import polynomial_everywhere
+
+    ok, p = polynomial_everywhere(text, names)
+    return ok, (p if p is not None else parse(text, names))
+
+
+def _all(values) -> bool | None:
+    values = list(values)
+    if any(v is False for v in values):
+        return False
+    return None if any(v is None for v in values) else True
+
+
 def is_polynomial(e: sp.Expr, names: list[str]) -> bool:
     """Whether a rational expression is a polynomial function (its reduced denominator is constant)."""
     num, den = sp.fraction(sp.cancel(sp.together(e)))
@@ -99,12 +116,12 @@ def attention_fields(doc: dict) -> tuple[dict, dict]:
     quadratic potentials; softmax (ρ, τ') or polynomial weights."""
     k, N = doc["k"], doc["N"]
     names = x_names(k, N)
-    sig = [parse(t, names) for t in doc["scores"]]
+    lean_sig = [lean_polynomial(t, names) for t in doc["scores"]]  # σ_j as Lean reads it (x/0 = 0)
+    sig = [e for _, e in lean_sig]
     phi, s = potential(doc["potential"], k)
     grad_phi = [sp.diff(phi, x) for x in s]
     notes: dict = {}
-    f: dict = {"contDiff_φ": True, "output": True, "grad": None,
-               "poly_σ": all(is_polynomial(e, names) for e in sig)}
+    f: dict = {"contDiff_φ": True, "output": True, "grad": None, "poly_σ": _all(ok for ok, _ in lean_sig)}
     pot, wts = doc["potential"], doc["weights"]
     if "log_sum_exp" in pot:
         tau = sp.Rational(pot["log_sum_exp"])
@@ -123,29 +140,42 @@ def attention_fields(doc: dict) -> tuple[dict, dict]:
         notes["sympy_convex"] = psd if psd is None else bool(psd)
         f["convexOn_φ"] = f["contDiff_φ"] = None
     if "softmax" in wts:
-        rho = [parse(t, names) for t in wts["softmax"]["scores"]]
+        lean_rho = [lean_polynomial(t, names) for t in wts["softmax"]["scores"]]
+        rho = [e for _, e in lean_rho]
         t2 = sp.Rational(wts["softmax"]["tau"])
         w = [sp.exp(r / t2) / sum(sp.exp(x / t2) for x in rho) for r in rho]
         f["mem_stdSimplex"] = sp.simplify(sum(w)) == 1 and all(x.is_positive for x in w)
-        f["contDiff_w"] = f["contDiff_a"] = all(is_polynomial(r, names) for r in rho) or None
-        if "log_sum_exp" in pot:
+        f["contDiff_w"] = f["contDiff_a"] = True if _all(ok for ok, _ in lean_rho) else None
+        if "log_sum_exp" in pot and f["poly_σ"] and _all(ok for ok, _ in lean_rho):
             composed = [g.subs(dict(zip(s, sig)), simultaneous=True) for g in grad_phi]
             direct = all(sp.simplify(a - b) == 0 for a, b in zip(composed, w))
-            # softmax(a) = softmax(b) iff a − b is the same in every coordinate
+            # softmax(a) = softmax(b) iff a − b is the same in every coordinate (σ, ρ polynomials)
             tau = sp.Rational(pot["log_sum_exp"])
-            d = [sp.cancel(a / tau - b / t2) for a, b in zip(sig, rho)]
-            shift = all(sp.cancel(x - d[0]) == 0 for x in d)
+            d = [sp.expand(a / tau - b / t2) for a, b in zip(sig, rho)]
+            shift = all(sp.expand(x - d[0]) == 0 for x in d)
             notes["grad"] = {"sympy_simplify_zero": bool(direct), "shift_invariant": bool(shift)}
             f["grad"] = bool(shift)
     else:
-        w = [parse(t, names) for t in wts["polynomial"]]
-        f["contDiff_w"] = f["contDiff_a"] = all(is_polynomial(x, names) for x in w) or None
-        const = [sp.cancel(x) for x in w]
-        f["mem_stdSimplex"] = (all(not x.free_symbols for x in const) and all(x >= 0 for x in const)
-                               and sum(const) == 1)
+        lean_w = [lean_polynomial(t, names) for t in wts["polynomial"]]
+        w = [e for _, e in lean_w]
+        w_poly = _all(ok for ok, _ in lean_w)
+        f["contDiff_w"] = f["contDiff_a"] = True if w_poly else None
+        # ω(x) ∈ Δ for every x: polynomial weights must be constants (a nonconstant polynomial on ℝⁿ is
+        # unbounded); weights that are not polynomials (Lean's x/0 = 0) are not decided here
+        if w_poly:
+            const = [sp.expand(x) for x in w]
+            f["mem_stdSimplex"] = (all(not x.free_symbols for x in const) and all(x >= 0 for x in const)
+                                   and sum(const) == 1)
+        else:
+            f["mem_stdSimplex"] = None
         if "quadratic" in pot:
+            # ω = ∇φ∘σ = ½(Q + Qᵀ)σ + b, a polynomial when σ is: decided when σ and ω are read as
+            # polynomials; ω not a polynomial (Lean's reading) while σ is: false
             composed = [g.subs(dict(zip(s, sig)), simultaneous=True) for g in grad_phi]
-            f["grad"] = all(sp.cancel(a - b) == 0 for a, b in zip(composed, w))
+            if w_poly and f["poly_σ"]:
+                f["grad"] = all(sp.expand(a - b) == 0 for a, b in zip(composed, w))
+            elif w_poly is False and f["poly_σ"]:
+                f["grad"] = False
     if "expression" in pot:  # what sympy shows about ω = ∇φ∘σ, for the reader only
         composed = [g.subs(dict(zip(s, sig)), simultaneous=True) for g in grad_phi]
         notes["sympy_grad_equal"] = all(sp.simplify(a - b) == 0 for a, b in zip(composed, w))
@@ -153,17 +183,19 @@ def attention_fields(doc: dict) -> tuple[dict, dict]:
     return f, notes
 
 
-def bilinear_forms(doc: dict) -> tuple[bool, list]:
+def bilinear_forms(doc: dict) -> tuple[bool | None, list]:
     """IsBilinearScore: (decision, the matrices B_j with σ_j = x_jᵀ B_j x_m, or the offending term)."""
     k, N = doc["k"], doc["N"]
     names = x_names(k, N)
     X = [[sp.Symbol(f"x{j}_{c}", real=True) for c in range(N)] for j in range(k)]
     out = []
     for j, t in enumerate(doc["scores"]):
-        e = parse(t, names)
-        if not is_polynomial(e, names):
-            return False, [f"σ_{j} is not a polynomial"]
-        P = sp.Poly(sp.cancel(e), *[x for r in X for x in r])
+        ok, e = lean_polynomial(t, names)
+        if ok is None:
+            return None, [f"σ_{j}: a denominator of degree ≥ 2 with real zeros (Lean's x/0 = 0) is not decided"]
+        if not ok:
+            return False, [f"σ_{j} is not a polynomial (read with Lean's x/0 = 0)"]
+        P = sp.Poly(e, *[x for r in X for x in r])
         B = [[sp.Integer(0)] * N for _ in range(N)]
         for mono, c in P.terms():
             blk = [sum(mono[i * N:(i + 1) * N]) for i in range(k)]

@@ -175,61 +175,120 @@ def stats_from_charpoly(P: fmpq_poly, s: fmpq) -> tuple[Quad, Quad, Quad]:
     return r * a, Quad(b), s * c + r * a
 
 
-# -- traces through exact inverses (Lemma 9 part 3, Lemma 10) -------------------
+# -- traces through exact inverses, Lean's A⁻¹ = 0 for a singular A (Lemma 9 part 3, Lemma 10) --
 
 
-def trace_stats(X: fmpq_mat, s: fmpq) -> tuple[Quad, Quad, Quad, fmpq_mat]:
-    """For A = X/√s: tr(A(1 − A²)⁻¹), tr(A²(1 − A²)⁻¹), tr((1 − A)⁻¹) and the exact inverse
-    Y = (sI − X²)⁻¹ they are read from: (1 − A²)⁻¹ = s·Y, (1 − A)⁻¹ = (1 + A)(1 − A²)⁻¹, so
-    the traces are √s·tr(XY), tr(X²Y), s·tr(Y) + √s·tr(XY).  ZeroDivisionError when
-    sI − X² is singular."""
+def _identity(n: int) -> fmpq_mat:
+    return fmpq_mat(n, n, [int(i == j) for i in range(n) for j in range(n)])
+
+
+def lean_inverse(M: fmpq_mat) -> tuple[fmpq_mat | None, list[fmpq] | None]:
+    """Mathlib's ``M⁻¹`` of a square rational matrix with its witness: (M⁻¹, None) when M is
+    invertible, (None, v) with v ≠ 0, M·v = 0 when it is singular (then Lean's M⁻¹ is the zero
+    matrix, ``Matrix.nonsing_inv_apply_not_isUnit``).
+
+    >>> Y, v = lean_inverse(fmpq_mat([[1, 0], [0, 0]]))
+    >>> Y is None and v[0] == 0 and v[1] != 0
+    True
+    """
+    if M.det() != 0:
+        return M.inv(), None
+    B, _ = M.numer_denom()
+    X, k = B.nullspace()
+    v = [fmpq(X[i, 0]) for i in range(M.nrows())]
+    return None, v
+
+
+def trace_stats(X: fmpq_mat, s: fmpq) -> dict:
+    """For A = X/√s (s > 0 rational, X rational square), with Lean's inverse (0 when singular):
+    ``O`` = tr(A(1 − A²)⁻¹), ``E`` = tr(A²(1 − A²)⁻¹), ``R`` = tr((1 − A)⁻¹), exact in ℚ(√s), and
+    the ``witnesses`` they are read from.
+
+    * 1 − A² = (sI − X²)/s, so (1 − A²)⁻¹ = s·Y with Y = (sI − X²)⁻¹ (rational), or 0 when
+      sI − X² is singular: O = √s·tr(XY), E = tr(X²Y).
+    * When √s = r is rational, (1 − A)⁻¹ = r·(rI − X)⁻¹ (rational, or 0 when rI − X is singular).
+      When √s is irrational, √sI − X is invertible exactly when sI − X² is (its Galois conjugate
+      −√sI − X is invertible with it, and (√sI − X)(√sI + X) = sI − X²), and then
+      (√sI − X)⁻¹ = (√sI + X)·Y: R = s·tr(Y) + √s·tr(XY), else R = 0.
+
+    Witnesses: ``{"of": "sI_minus_X2", "inverse": Y}`` or ``{"of": …, "null": v}`` (a nonzero
+    v with (sI − X²)v = 0), and for a rational √s the same for ``rI_minus_X``.
+
+    >>> st = trace_stats(fmpq_mat([[0, 0], [0, 1]]), fmpq(1))    # S = diag(0, 1): 1 − S singular
+    >>> st["R"], st["O"], st["E"]
+    (0, 0, 0)
+    >>> trace_stats(fmpq_mat([[1, 0], [0, 2]]), fmpq(16))["R"]  # A = diag(1/4, 1/2): 4/3 + 2
+    10/3
+    """
     n = X.nrows()
-    Id = fmpq_mat(n, n, [int(i == j) for i in range(n) for j in range(n)])
-    M = Id * s - X * X
-    if M.det() == 0:
-        raise ZeroDivisionError("sI − X² is singular")
-    Y = M.inv()
+    Id = _identity(n)
     tr = lambda Z: sum((Z[i, i] for i in range(n)), fmpq(0))  # noqa: E731
+    Y, v = lean_inverse(Id * s - X * X)
+    wit = [{"of": "sI_minus_X2", "inverse": Y} if Y is not None else {"of": "sI_minus_X2", "null": v}]
     r = Quad(0, 1, s)
-    a = tr(X * Y)
-    return r * a, Quad(tr(X * X * Y)), s * tr(Y) + r * a, Y
+    if Y is None:
+        O = E = Quad(0)
+    else:
+        O, E = r * tr(X * Y), Quad(tr(X * X * Y))
+    rq = rational_sqrt(s)
+    if rq is not None:
+        Z, w = lean_inverse(Id * rq - X)
+        wit.append({"of": "rI_minus_X", "inverse": Z} if Z is not None else {"of": "rI_minus_X", "null": w})
+        R = Quad(rq * tr(Z)) if Z is not None else Quad(0)
+    else:
+        R = Quad(0) if Y is None else s * tr(Y) + r * tr(X * Y)
+    return {"O": O, "E": E, "R": R, "witnesses": wit}
 
 
-# -- the moment series (Lemma 9 part 1) ------------------------------------------
+# -- the moment series (Lemma 9 part 1): Lean's tsum, in closed form ----------------------
 
 
-def series_terms(x: Vec, digits: int) -> int:
-    """The number K of terms after which the tail bound n·ρ^K/(1 − ρ), ρ = max x_i² < 1,
-    is at most 10^−digits (ValueError when some |x_i| ≥ 1)."""
-    rho = max((as_rational(q(t) * q(t), "x_i²") for t in x), default=fmpq(0))
-    if rho >= 1:
-        raise ValueError("some |x_i| ≥ 1: the moment series do not converge")
-    tol, K = fmpq(1, 10**digits), 0
-    while len(x) * rho**K > tol * (1 - rho):
-        K += 1
-    return K
+def summable_abs_moments(x: Vec) -> bool:
+    """Whether k ↦ Σ_i |x_i|^(2k+1) (and k ↦ Σ_i |x_i|^(2k+2)) is summable: exactly when every
+    |x_i| < 1 (an entry with |x_i| ≥ 1 adds a term ≥ 1 at every k, so the terms do not tend to 0).
+
+    >>> summable_abs_moments([fmpq(1, 2), fmpq(-1, 3)]), summable_abs_moments([fmpq(1, 2), fmpq(1)])
+    (True, False)
+    """
+    return all(abs(q(t)) < 1 for t in x)
 
 
-def series_tail(x: Vec, K: int) -> fmpq:
-    """The tail bound n·ρ^K/(1 − ρ) of both moment series after K terms (|x_i|^{2k+1} ≤ ρ^k
-    and |x_i|^{2k+2} ≤ ρ^k for |x_i| < 1)."""
-    rho = max((as_rational(q(t) * q(t), "x_i²") for t in x), default=fmpq(0))
-    return len(x) * rho**K / (1 - rho)
+def tsum_even_moments(x: Vec) -> tuple[bool, Quad]:
+    """Lean's ``∑' k, ∑ i, x i ^ (2 * (k + 1))``: (summable, value).  The terms are ≥ 0, so the
+    family is summable exactly when every |x_i| < 1, and then its sum is the geometric closed form
+    Σ_i x_i²/(1 − x_i²); otherwise Lean's ``tsum`` is 0 (``tsum_eq_zero_of_not_summable``).
+
+    >>> tsum_even_moments([fmpq(1, 2), fmpq(1)])    # not summable: Lean's sum is 0
+    (False, 0)
+    >>> tsum_even_moments([fmpq(1, 2), fmpq(-1, 3)])
+    (True, 11/24)
+    """
+    if not summable_abs_moments(x):
+        return False, Quad(0)
+    return True, sum((q(t) * q(t) / (1 - q(t) * q(t)) for t in x), Quad(0))
 
 
-def series_partial(x: Vec, K: int, odd: bool, bits: int = 256) -> arb:
-    """Σ_{k<K} Σ_i x_i^(2k+1) (odd) or x_i^(2k+2) (even), as a ball computed at ``bits``."""
-    with ctx.workprec(bits):
-        total = arb(0)
-        for t in x:
-            xa = q(t).to_arb(bits)
-            r = (q(t) * q(t)).to_arb(bits)
-            term, acc = (xa if odd else r), arb(0)
-            for _ in range(K):
-                acc += term
-                term *= r
-            total += acc
-        return total
+def tsum_odd_moments(x: Vec) -> tuple[bool, Quad]:
+    """Lean's ``∑' k, ∑ i, x i ^ (2 * k + 1)``: (summable, value).  Grouping the entries by their
+    absolute value r, the k-th term is Σ_r (n₊(r) − n₋(r))·r^(2k+1) (n± the entries equal to ±r).
+    It is summable exactly when n₊(r) = n₋(r) for every r ≥ 1 (the largest r ≥ 1 with a nonzero
+    coefficient would dominate, so the terms would not tend to 0); then the sum is
+    Σ_{|x_i|<1} x_i/(1 − x_i²).  Otherwise Lean's ``tsum`` is 0.
+
+    >>> tsum_odd_moments([fmpq(2)])                  # 2^(2k+1): not summable
+    (False, 0)
+    >>> tsum_odd_moments([fmpq(-2), fmpq(2), fmpq(1, 2)])   # ±2 cancel term by term
+    (True, 2/3)
+    """
+    big: dict = {}
+    for t in x:
+        a = abs(q(t))
+        if a >= 1:
+            key = next((k for k in big if k == a), a)
+            big[key] = big.get(key, 0) + q(t).sign()
+    if any(c != 0 for c in big.values()):
+        return False, Quad(0)
+    return True, sum((q(t) / (1 - q(t) * q(t)) for t in x if abs(q(t)) < 1), Quad(0))
 
 
 def exact_rational_or_none(v: Quad) -> fmpq | None:
@@ -238,4 +297,5 @@ def exact_rational_or_none(v: Quad) -> fmpq | None:
 
 __all__ = ["Quad", "normalized", "lam_plus", "lam_minus", "imbalance", "stat_c", "pairing_sq", "pairing_score",
            "iota", "mem_lambda", "stat_o", "stat_e", "stat_r", "power_sums", "root_sum", "stats_from_charpoly",
-           "trace_stats", "series_terms", "series_tail", "series_partial", "rational_sqrt"]
+           "trace_stats", "lean_inverse", "summable_abs_moments", "tsum_even_moments", "tsum_odd_moments",
+           "rational_sqrt"]

@@ -115,9 +115,10 @@ def check_head(model: str | None, layer: int = 0, head: int = 0, k: int = DEFAUL
     for p in pairs:
         this = inp if p == inp["reading"]["pairing"] else make_input(
             dict(inp.doc, reading=dict(inp["reading"], pairing=p)), "rope", inp.source)
-        runs = [evaluate("IsRoPELike", this), evaluate("isRoPELike_iff", this, drop=("hS",))]
-        eq = next(r for r in runs[1].records if r.meta.check == "eq_ropeT_one_of_forall")
+        # Definition 3 and the iff are not evaluated on real heads (transcendental T_d): S = T_1 is
+        runs = [evaluate("isRoPELike_iff", this, drop=("hS",))]
+        eq = next(r for r in runs[0].records if r.meta.check == "eq_ropeT_one_of_forall")
         out["readings"].append({"pairing": p, "reading": this.doc["reading"], "runs": runs,
-                                "numbers": rope_report(runs[1].subject), "hS": eq.hypotheses.get("hS"),
+                                "numbers": rope_report(runs[0].subject), "hS": eq.hypotheses.get("hS"),
                                 "verdict": eq.conclusion, "evidence": eq.result.evidence})
     return out

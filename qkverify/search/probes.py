@@ -18,7 +18,12 @@ fails.  Outcomes:
                              means the hypothesis is unnecessary;
 * ``not tested``          -- no such input was found or none could be evaluated
                              (the row says which), e.g. a hypothesis that every
-                             input of the kind satisfies.
+                             input of the kind satisfies;
+* ``unprobeable``         -- lean_map says why no input of the declaration's types
+                             makes the statement fail with ``b`` dropped (field
+                             ``unprobeable`` of the hypothesis entry), and the search
+                             found none either (a counterexample found anyway is
+                             reported as ``needed`` and contradicts that reason).
 
 A declaration without hypotheses gets one row ``no hypotheses``.
 
@@ -51,6 +56,7 @@ NOT_TESTED = "not tested"
 FAILS_WITH_ALL = "fails with all hypotheses"
 NO_COUNTEREXAMPLE = "no counterexample"
 NOT_PROBED = "not probed"
+UNPROBEABLE = "unprobeable"
 NO_HYPOTHESES = "no hypotheses"
 #: the ``binder`` field of a row that keeps every hypothesis
 ALL_KEPT = "(none dropped)"
@@ -194,9 +200,13 @@ def probe_selection(sel: Selection, *, budget: int = 200, seed: int = 0, max_dim
             if o.found:
                 status = NEEDED + (" (empirical)" if o.evidence == "empirical" else "")
                 cert, ipath, chk = _found(sel, t, o, b.binder, out_dir, f"{t.check if not sel.user else sel.id}__{b.binder}")
+                contra = (f" (this contradicts lean_map's unprobeable reason: {b.unprobeable})"
+                          if getattr(b, "unprobeable", "") else "")
                 rows.append(_row(sel, t, b.binder, b.text, status,
                                  f"{t.check} fails on this input, where {b.binder} is false and every other hypothesis "
-                                 "holds", o, cert, ipath, chk, sel.recheck_command(b.binder, ipath or "FILE", t)))
+                                 "holds" + contra, o, cert, ipath, chk, sel.recheck_command(b.binder, ipath or "FILE", t)))
+            elif getattr(b, "unprobeable", ""):
+                rows.append(_row(sel, t, b.binder, b.text, UNPROBEABLE, b.unprobeable, o))
             elif o.checked:
                 rows.append(_row(sel, t, b.binder, b.text, NOT_SHOWN,
                                  f"the conclusion held on all {o.checked} inputs where only {b.binder} is false "
@@ -242,16 +252,17 @@ def markdown_table(rows: list[ProbeRow], params: dict, base: Path | None = None)
         "conventions (x/0 = 0) -- fails (\"needed\", with the shrunk counterexample as a format-2 certificate",
         "that the kernel re-checks). \"not shown necessary\": inputs violating it were evaluated and none broke",
         "the conclusion -- this does not mean the hypothesis is unnecessary. \"not tested\": no such input was",
-        "found or evaluated. A row \"(none dropped)\" attacks a declaration with every hypothesis kept (shown",
-        "for user conjectures, and for any declaration that fails there).",
+        "found or evaluated. \"unprobeable\": no input of the declaration's types can break it with that hypothesis",
+        "dropped, for the reason given (lean_map). A row \"(none dropped)\" attacks a declaration with every",
+        "hypothesis kept (shown for user conjectures, and for any declaration that fails there).",
         "",
         "Search: " + ", ".join(f"{k} {v}" for k, v in params.items()),
         "",
-        "| statement | label | declaration | binder | status | evidence | minimal counterexample | tried | certificate | re-check |",
+        "| statement | label | declaration | binder | status | evidence | minimal counterexample (or why none exists) | tried | certificate | re-check |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
-        ce = short(r.counterexample).replace("|", "\\|")
+        ce = (r.reason if r.status == UNPROBEABLE else short(r.counterexample)).replace("|", "\\|")
         lines.append(f"| `{r.statement}` | {r.label} | `{r.check}` | `{r.binder}` | {r.status} | {r.evidence or '—'} | "
                      f"`{ce}` | {r.eligible_tried} | {rel(r.certificate)} | {r.recheck or '—'} |")
     lines.append("")

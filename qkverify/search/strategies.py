@@ -350,7 +350,137 @@ def head_input(draw, max_dim: int, family: str | None = None):
         WQ = draw(_cached(rect, n, N))
         WK = draw(_cached(rect, n, N))
     B = draw(invertible(N)) if draw(st.integers(0, 2)) == 2 else None
-    return _inputs().HeadInput(WQ, WK, B=B)
+    k = draw(st.one_of(st.none(), st.integers(0, 3)))  # the k of GramForm.trace_pow_symPart (k = 0 too)
+    lam = None
+    if draw(st.integers(0, 2)) == 2:  # an arbitrary lam for the GramForm λ theorems (h dropped)
+        lam = tuple(_real(x) for x in draw(st.lists(_SPECTRAL, min_size=2 * n, max_size=2 * n)))
+    if draw(st.integers(0, 7)) == 7:  # a head with n = 0 (Fin 0 → …): W_Q = W_K = 0 × N
+        return _inputs().HeadInput(fmpq_mat(0, N), fmpq_mat(0, N), k=k, lam=())
+    return _inputs().HeadInput(WQ, WK, B=B, k=k, lam=lam)
+
+
+#: small rationals for spectra and vectors, |x| ≥ 1 included (Lean's types allow any real)
+_SPECTRAL = st.sampled_from([fmpq(x) for x in (0, 1, -1, 2, -2, "1/2", "-1/2", "1/3", "-1/3", "3/5", "-4/5", "3/2")])
+
+
+#: rational points of Λ_m (unit, sorted, m negative and m positive entries)
+_LAMBDA_POINTS = [tuple(fmpq(t) for t in p) for p in (("-3/5", "4/5"), ("-4/5", "3/5"), ("-1/2", "-1/2", "1/2", "1/2"),
+                                                          ("-2/3", "-1/3", "1/3", "2/3"))]
+
+
+def _real(x: fmpq):
+    from ..exact.algebraic import RealAlgebraic
+
+    return RealAlgebraic.from_rational(x)
+
+
+@st.composite
+def vector_input(draw, max_dim: int, family: str | None = None):
+    """``vector``: x of length 2m (or odd), entries small rationals with |x_i| ≥ 1 allowed, as given or
+    normalised; half the time with a matrix S of spectrum x (Q·diag(x)·Qᵀ, Q rational orthogonal,
+    so that hσ holds while x may leave Λ_m), a vector y and a scalar c."""
+    from ..math.accumulation import matrix_with_spectrum
+
+    m2 = draw(st.integers(1, max(1, min(max_dim, 4))))
+    if draw(st.integers(0, 4)) != 4:
+        m2 = 2 * ((m2 + 1) // 2)
+    if draw(st.integers(0, 2)) == 2:  # a point of Λ_m, with S of its spectrum or of another one
+        x = draw(st.sampled_from(_LAMBDA_POINTS))
+        m2 = len(x)
+        spec = list(x) if draw(st.booleans()) else list(draw(st.lists(_SPECTRAL, min_size=m2, max_size=m2)))
+        S = matrix_with_spectrum(spec, draw(st.integers(0, 3)))
+        return _inputs().VectorInput(x, False, None, None, S)
+    x = tuple(draw(st.lists(_SPECTRAL, min_size=m2, max_size=m2)))
+    norm = draw(st.booleans()) and any(x)
+    S = matrix_with_spectrum(list(x), draw(st.integers(0, 3))) if draw(st.booleans()) else None
+    y = tuple(draw(st.lists(_SPECTRAL, min_size=m2, max_size=m2))) if draw(st.booleans()) else None
+    c = draw(_SPECTRAL) if draw(st.booleans()) else None
+    if y is not None and not norm and draw(st.booleans()):
+        # Theorem 5's S: spectrum x ∪ −y ∪ 0^z (x, y usually positive), symmetric, triangular (same
+        # roots, not symmetric) or symmetric with another spectrum
+        pos = st.sampled_from([fmpq(t) for t in (1, 2, "1/2", "3/2", "1/3")])
+        if draw(st.booleans()):
+            x = tuple(draw(st.lists(pos, min_size=m2, max_size=m2)))
+        if draw(st.booleans()):
+            y = tuple(draw(st.lists(pos, min_size=m2, max_size=m2)))
+        spec = list(x) + [-t for t in y] + [fmpq(0)] * draw(st.integers(0, 1))
+        how = draw(st.integers(0, 2))
+        if how == 0:
+            S = matrix_with_spectrum(spec, draw(st.integers(0, 3)))
+        elif how == 1:
+            k = len(spec)
+            S = fmpq_mat(k, k, [spec[i] if i == j else (1 if j == i + 1 else 0) for i in range(k) for j in range(k)])
+        else:
+            S = matrix_with_spectrum([t + 1 for t in spec], draw(st.integers(0, 3)))
+    return _inputs().VectorInput(x, norm, y, c, S)
+
+
+@st.composite
+def matrix_spectrum_input(draw, max_dim: int, family: str | None = None):
+    """``matrix_spectrum``: S (a family's matrix, or diag of a spectrum whose norm is a square) and
+    lam, lam2: the sorted normalised nonzero spectrum when it is rational, or arbitrary rationals."""
+    from ..exact.matrix import frob_sq
+
+    if draw(st.booleans()):
+        # Pythagorean spectra: ‖S‖ rational, λ rational
+        vals = draw(st.sampled_from([(3, 4), (-3, 4), (3, -4, 0), (1, 2, 2), (-1, 2, -2), (2, 0, 0)]))
+        N = len(vals)
+        S = fmpq_mat(N, N, [fmpq(vals[i]) if i == j else 0 for i in range(N) for j in range(N)])
+    else:
+        S = draw(square_matrix(min(max_dim, 3), family))
+    f = frob_sq(S)
+    from ..exact.quadratic import rational_sqrt
+
+    r = rational_sqrt(f)
+    true = None
+    if r:
+        ev = sorted(S[i, i] / r for i in range(S.nrows()) if S[i, i] != 0) if all(
+            S[i, j] == 0 for i in range(S.nrows()) for j in range(S.nrows()) if i != j) else None
+        true = tuple(_real(x) for x in ev) if ev is not None else None
+
+    def one():
+        if true is not None and draw(st.booleans()):
+            return true
+        m = len(true) if true is not None else draw(st.integers(0, S.nrows()))
+        return tuple(_real(x) for x in sorted(draw(st.lists(_SPECTRAL, min_size=m, max_size=m))))
+
+    lam = one()
+    lam2 = one() if draw(st.booleans()) else None
+    if lam2 is not None and len(lam2) != len(lam):
+        lam2 = None
+    return _inputs().SpectrumInput(S, lam, lam2)
+
+
+@st.composite
+def forms_input(draw, max_dim: int, family: str | None = None):
+    """``forms``: B_0, …, B_{k−1} on ℚ^n (n ≤ 2, k ≤ 3): RoPE-like families (G_d = G_0·S^d), arbitrary
+    ones, and a singular B_0 a third of the time; sometimes a candidate S, sometimes an explicit k ≤
+    the number of forms given (k = 1 with B_1 known, k = 0)."""
+    from ..io.attention_inputs import make_input
+    from ..exact.matrix import to_str_rows
+
+    n = draw(st.integers(1, 2))
+    k = draw(st.integers(1, 3))
+    G0 = draw(_cached(rect, n, n))
+    if draw(st.integers(0, 2)) == 2:
+        G0 = fmpq_mat(n, n)  # singular B_0
+    S = draw(_cached(rect, n, n))
+    if draw(st.booleans()):
+        Gs, P = [G0], fmpq_mat(n, n, [int(i == j) for i in range(n) for j in range(n)])
+        for _ in range(1, k):
+            P = P * S
+            Gs.append(G0 * P)
+    else:
+        Gs = [G0] + [draw(_cached(rect, n, n)) for _ in range(1, k)]
+    doc = {"kind": "forms", "B": [to_str_rows(G) for G in Gs]}
+    if draw(st.booleans()):
+        doc["S"] = to_str_rows(S)
+    if draw(st.booleans()):  # Lean's k is separate from the family: fewer than given (B_1 known at k = 1), or 0
+        doc["k"] = draw(st.integers(0, len(Gs)))
+    try:
+        return make_input(doc, "forms", {})
+    except QKInputError:
+        assume(False)
 
 
 @st.composite
@@ -627,6 +757,9 @@ KIND_STRATEGIES: dict[str, Callable[[int, str | None], st.SearchStrategy]] = {
     "rank_one": rank_one_input,
     "theta_point": theta_point_input,
     "law": law_kind_input,
+    "vector": vector_input,
+    "matrix_spectrum": matrix_spectrum_input,
+    "forms": forms_input,
 }
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..claims import metadata
-from ..claims.registry import NotApplicable, Subject, declaration_check_fn, predicate_fn, registered_check_ids
+from ..claims.registry import NotApplicable, Subject, Undecided, declaration_check_fn, predicate_fn, registered_check_ids
 from ..errors import QKInputError
 
 #: the prefix of a user conjecture's statement and declaration names in a certificate
@@ -36,6 +36,8 @@ class Binder:
     binder: str
     text: str
     predicate: Any
+    #: lean_map's reason why no counterexample can exist with this binder dropped ("" when one may)
+    unprobeable: str = ""
 
 
 @dataclass(frozen=True)
@@ -143,7 +145,7 @@ class DeclSelection(Selection):
         self.label = st.label
         self.targets = tuple(
             Target(st.id, st.label, d.name, d.check, d.kind,
-                   tuple(Binder(h.binder, h.text, h.predicate) for h in d.hypotheses),
+                   tuple(Binder(h.binder, h.text, h.predicate, h.unprobeable) for h in d.hypotheses),
                    tuple(declaration_check_fn(d.check).kinds))
             for d in st.decls if d.check in ids and (only is None or d.check == only))
         self.single = only
@@ -152,9 +154,16 @@ class DeclSelection(Selection):
             raise QKInputError(f"{st.id} ({st.label}): no declaration of it has a registered check yet; "
                                "`qkverify claims` shows which are checked")
 
-    def hypotheses(self, target: Target, inp: Any, cache: dict | None = None) -> dict[str, bool]:
+    def hypotheses(self, target: Target, inp: Any, cache: dict | None = None) -> dict[str, bool | None]:
+        """Each binder decided (None when its predicate cannot decide it: :class:`Undecided`)."""
         subj = cache.setdefault("subject", Subject(inp)) if cache is not None else Subject(inp)
-        return {b.binder: bool(predicate_fn(b.predicate)(subj)) for b in target.binders}
+        out: dict[str, bool | None] = {}
+        for b in target.binders:
+            try:
+                out[b.binder] = bool(predicate_fn(b.predicate)(subj))
+            except Undecided:
+                out[b.binder] = None
+        return out
 
     def evaluate(self, inp: Any, drop: tuple[str, ...] = (), only: tuple[str, ...] = ()) -> Evaluation:
         from ..claims.evaluate import evaluate

@@ -31,7 +31,8 @@ only combines facts, and should read like its Lean statement.
 
 * **Read facts**: ``q.fact(kind, of)`` returns the typed fact of the certificate's witness
   (:mod:`..witnesses`: ``Spectrum.values``/``power_sum_2``, ``Rank.rank``/``kernel``,
-  ``Fiber.normP``, ``Factor.x``/``y``, ``Inverse.Y``, ``Series.ball``, ``dominant(CRoots)``,
+  ``Fiber.normP``/``commute``, ``Factor.x``/``y``, ``Inverse.Y`` (0 when singular)/``singular``, ``KernelBasis.dim``,
+  ``dominant(CRoots)``,
   …); a missing witness is Invalid.  ``q.has(kind, of)`` for an optional witness.
   Shorthands: ``q.spectrum(of)``, ``q.rank(of)``; Definition 6 in :mod:`.definition6` (``profile(q)``,
   ``alpha_beta(q)``, ``order(q)``, …).

@@ -16,6 +16,7 @@ from flint import fmpq, fmpq_poly
 from ..algebra import sturm_count
 from ..derive import Ctx
 from . import sampling as SMP
+from ..lean import div as lean_div
 from ..jsonio import qstr, rat, require
 from .sampling import limit_profile
 from ..table import MT, A, dfn, predicate, thm
@@ -72,14 +73,16 @@ def _le_sqrt(lhs: fmpq, c: fmpq, t: fmpq) -> bool:
 
 
 def _estimates(q: Ctx) -> bool:
-    """accumulation_estimates with a = x, b = y, ρ = c and δ = √r, r = ‖b − ρa‖²/‖a‖²."""
+    """accumulation_estimates with a = x, b = y, ρ = c and δ = √r, r = ‖b − ρa‖²/‖a‖², every quotient
+    with Lean's x/0 = 0 (a = 0, ha dropped: all quotients 0)."""
     (a, b), rho = _plain(q), other(q, "c").a
     na, nb = sum((t * t for t in a), fmpq(0)), sum((t * t for t in b), fmpq(0))
-    r = sum(((s - rho * t) ** 2 for s, t in zip(b, a)), fmpq(0)) / na
-    ok = (sum((s * t for s, t in zip(a, b)), fmpq(0)) / na - rho) ** 2 <= r and _le_sqrt(abs(nb / na - rho ** 2) - r, 2 * rho, r)
+    r = lean_div(sum(((s - rho * t) ** 2 for s, t in zip(b, a)), fmpq(0)), na)
+    ok = ((lean_div(sum((s * t for s, t in zip(a, b)), fmpq(0)), na) - rho) ** 2 <= r
+          and _le_sqrt(abs(lean_div(nb, na) - rho ** 2) - r, 2 * rho, r))
     for p, m in ((sum((_pos(s - t) ** 2 for s, t in zip(a, b)), fmpq(0)), _pos(1 - rho)),
                  (sum((_pos(t - s) ** 2 for s, t in zip(a, b)), fmpq(0)), _pos(rho - 1))):
-        u = p / na   # |√u − m| ≤ √r ⇔ √u ≤ m + √r and m ≤ √u + √r
+        u = lean_div(p, na)   # |√u − m| ≤ √r ⇔ √u ≤ m + √r and m ≤ √u + √r
         ok = ok and _le_sqrt(u - m * m - r, 2 * m, r) and _le_sqrt(m * m - u - r, fmpq(2), u * r)
     return ok
 
@@ -98,12 +101,13 @@ def _theta(q: Ctx) -> list:
 
 def _mem_projP_theta(q: Ctx) -> bool:
     """limitProfile ρ ∈ projP '' Θ.  projP '' Θ = {(0, B, c, d) : B, c, d ≥ 0, cd = 0, B + c + d = 1}
-    (θ = (B/2, B/2, c, d) is a preimage), decided on the point itself; when it holds the witness θ
-    must be in Θ (a = b, cd = 0, on Δ₃) and map to it."""
+    (θ = (B/2, B/2, c, d) is a preimage; conversely projP θ = (0, a + b, c, d) has these properties for
+    θ ∈ Θ), decided on the point itself (ρ < 0, hρ dropped: B = 2ρ/(1 + ρ²) < 0, so no θ exists); when it
+    holds the witness θ must be in Θ (a = b, cd = 0, on Δ₃) and map to it."""
     p = limit_profile(_rho(q))
-    t = _theta(q)
     member = p[0] == 0 and min(p) >= 0 and sum(p) == 1 and p[2] * p[3] == 0
     if member:
+        t = _theta(q)
         require(min(t) >= 0 and sum(t) == 1 and t[0] == t[1] and t[2] * t[3] == 0 and _proj(t) == p,
                 "theta_point witness", "θ is not in Θ or projP θ ≠ limitProfile ρ")
     return member

@@ -1,10 +1,11 @@
 """§1 (Homogenization.lean, BiaffineDecomposition.lean, NearIdentity.lean).
 
-* ``attention_function``: scores σ_j and weights are expressions in ``x{j}_{c}``, read into
-  exact rational functions; potentials log-sum-exp (τ) or ½sᵀQs + bᵀs.  Decided: polynomial σ,
-  convexity (τ > 0; Q ⪰ 0), simplex values (softmax; constant weights), ω = ∇φ∘σ (softmax:
-  σ/τ − ρ/τ' independent of j, softmax being injective modulo shifts; quadratic: ω ≡ Qσ + b).
-* ``biaffine``: P(u, v) as an expression in ``u{a}`` (key) and ``v{b}`` (query).
+* ``attention_function``: scores σ_j and weights are expressions in ``x{j}_{c}``, read as Lean
+  reads them (x/0 = 0, no cancelling of removable singularities: :mod:`..lean_expr`); potentials
+  log-sum-exp (τ) or ½sᵀQs + bᵀs.  Decided: polynomial σ, convexity (τ > 0; symPart Q ⪰ 0),
+  simplex values (softmax; constant weights), ω = ∇φ∘σ (softmax: σ/τ − ρ/τ' independent of j,
+  softmax being injective modulo shifts; quadratic: ω ≡ ½(Q + Qᵀ)σ + b).
+* ``biaffine``: P(u, v) as an expression in ``u{a}`` (key) and ``v{b}`` (query), read as Lean does.
 * ``transformer``: tokens, heads (softmax over rational scores, or fixed weight rows), value
   maps V_i = W_O,i W_V,i, M(y) = W_2 act(W_1 y + b_1) + b_2, matrices inline or tensors of a
   safetensors ``file``.  Outputs are enclosures; ‖V_i‖ (Euclidean) from the certified roots
@@ -12,8 +13,7 @@
 
 from __future__ import annotations
 
-import ast
-from math import comb, isqrt
+from math import isqrt
 
 from flint import arb, arb_mat, ctx, fmpq, fmpq_mat, fmpq_mpoly_ctx, fmpz_mat
 
@@ -21,65 +21,12 @@ from .. import limits
 from .. import weights as W
 from ..derive import PREC, Ctx
 from ..jsonio import Invalid, Undecided, rat, ratmat, require
+from ..lean_expr import Node, equals_everywhere, lean_eval, polynomial_everywhere, subst, to_tree
 from ..table import MT, NotEvaluable, dfn, predicate, thm
 from ..wellformed import Args, kind, matrix, square, vector
 
 AF, BI, TR, Q3 = ("attention_function",), ("biaffine",), ("transformer",), "qkv_homogenizes_to_bilinear"
 NORM_PREC = 64  # bits of the trace-power bound of ‖W_1‖, ‖W_2‖ (hM)
-
-
-def _deg(p) -> int:
-    return max(p.total_degree(), 0)
-
-
-def _room(degree: int, terms: int) -> None:
-    """Undecided before an expression is multiplied out past the caps (degree, and a bound on terms)."""
-    limits.over("degrees of an expression", degree, limits.MAX_EXPR_DEGREE, "MAX_EXPR_DEGREE")
-    limits.over("terms of an expression", terms, limits.MAX_EXPR_TERMS, "MAX_EXPR_TERMS")
-
-
-def rational_function(text: str, C: fmpq_mpoly_ctx):
-    """(P, Q) in lowest terms, Q monic: integers, C's variables, + − * / and ** (integer |e| ≤ 64)."""
-    names, one = dict(zip(C.names(), C.gens())), C.constant(1)
-
-    def ev(n):
-        if isinstance(n, ast.BinOp):
-            (p, q), op = ev(n.left), n.op
-            if isinstance(op, ast.Pow):
-                e = n.right.value if isinstance(n.right, ast.Constant) else None
-                require(type(e) is int and abs(e) <= limits.MAX_EXPONENT and (e >= 0 or not p.is_zero()), "input",
-                        "bad exponent")
-                t = max(len(p), len(q), 1)
-                _room(abs(e) * max(_deg(p), _deg(q)), comb(t + abs(e) - 1, abs(e)))   # monomials of a power
-                return (p ** e, q ** e) if e >= 0 else (q ** -e, p ** -e)
-            r, s = ev(n.right)
-            _room(max(_deg(p), _deg(q)) + max(_deg(r), _deg(s)), max(len(p), len(q)) * max(len(r), len(s)))
-            if isinstance(op, (ast.Add, ast.Sub)):
-                return (p * s + r * q if isinstance(op, ast.Add) else p * s - r * q), q * s
-            if isinstance(op, ast.Mult):
-                return p * r, q * s
-            require(isinstance(op, ast.Div) and not r.is_zero(), "input", "division by zero or an unknown operator")
-            return p * s, q * r
-        if isinstance(n, ast.UnaryOp) and isinstance(n.op, (ast.USub, ast.UAdd)):
-            p, q = ev(n.operand)
-            return (-p if isinstance(n.op, ast.USub) else p), q
-        if isinstance(n, ast.Constant) and type(n.value) is int:
-            return C.constant(n.value), one
-        if isinstance(n, ast.Name) and n.id in names:
-            return names[n.id], one
-        raise Invalid("input", f"cannot read {type(n).__name__} in an expression")
-
-    try:
-        p, q = ev(ast.parse(text, mode="eval").body)
-    except SyntaxError:
-        raise Invalid("input", f"{text[:40]!r} is not an expression") from None
-    g = p.gcd(q)
-    c = (q / g).leading_coefficient()
-    return p / g / c, q / g / c
-
-
-def _eq(a, b) -> bool:
-    return a[0] * b[1] == b[0] * a[1]
 
 
 def _psd(X: fmpq_mat) -> bool:
@@ -89,50 +36,85 @@ def _psd(X: fmpq_mat) -> bool:
     return all((a > 0) == (b > 0) for a, b in zip(nz, nz[1:]))
 
 
-# -- Definitions 1 and 2 ---------------------------------------------------------------------
+# -- Definitions 1 and 2, Lemma 1: expressions read as Lean reads them (x/0 = 0, kernel/lean_expr.py) --------
+
+def _tri(values) -> bool | None:
+    values = list(values)
+    if False in values:
+        return False
+    return None if None in values else True
+
+
+def _lean_polys(q: Ctx, key: str, texts: list[str], names: list[str]) -> list:
+    """[(is a polynomial on all of ℝⁿ: True / False / None, that polynomial)] per expression."""
+    def build():
+        out = []
+        for t in texts:
+            try:
+                out.append(polynomial_everywhere(t, names))
+            except (ValueError, SyntaxError) as err:
+                raise Invalid("input", f"{t[:40]!r}: {err}") from None
+        return out
+
+    return q.memo(("lp", key), build)
+
+
+def _xnames(q: Ctx) -> list[str]:
+    return [f"x{j}_{c}" for j in range(q.inp["k"]) for c in range(q.inp["N"])]
+
 
 def _fns(q: Ctx, key: str, texts: list[str]) -> list:
-    k, N = q.inp["k"], q.inp["N"]
-    require(len(texts) == k, "input", f"{key}: k expressions are needed")
-    C = fmpq_mpoly_ctx.get(tuple(f"x{j}_{c}" for j in range(k) for c in range(N)), "lex")
-    return q.memo(("fn", key), lambda: [rational_function(t, C) for t in texts])
+    require(len(texts) == q.inp["k"], "input", f"{key}: k expressions are needed")
+    return _lean_polys(q, key, texts, _xnames(q))
 
 
 def _is_attention_function(q: Ctx) -> bool:
-    """The fields of IsAttentionFunction (a = Σ ω_j x_j and φ's smoothness hold by the input's form)."""
+    """The fields of IsAttentionFunction (a = Σ ω_j x_j and φ's smoothness hold by the input's form),
+    the functions read with Lean's x/0 = 0: σ polynomial; φ convex (log-sum-exp: τ > 0 or k = 1;
+    quadratic ½sᵀQs + bᵀs: symPart Q ⪰ 0); ω smooth when its scores (weights) are polynomials; ω in
+    the simplex (softmax: always; polynomial weights: constants in the simplex, a nonconstant
+    polynomial being unbounded); ω = ∇φ∘σ (log-sum-exp with softmax: σ/τ − ρ/τ' independent of j,
+    softmax being injective modulo shifts; quadratic: ω ≡ ½(Q + Qᵀ)σ + b, false when σ is a
+    polynomial and ω is not).  A field outside these cases is undecided."""
     inp, k = q.inp, q.inp["k"]
     sig, pot, wts = _fns(q, "scores", inp["scores"]), inp["potential"], inp["weights"]
-    f = [all(s[1].is_constant() for s in sig)]
+    poly_sig = _tri(ok for ok, _ in sig)
+    f = [poly_sig]
     if "log_sum_exp" in pot:
         tau = rat(pot["log_sum_exp"])
         require(tau != 0, "input", "the temperature τ must be nonzero")
         f.append(tau > 0 or k == 1)
     elif "quadratic" in pot:
         Qm, b = ratmat(pot["quadratic"]["Q"]), [rat(x) for x in pot["quadratic"]["b"]]
-        require(Qm.nrows() == Qm.ncols() == len(b) == k and Qm == Qm.transpose(), "input", "Q symmetric k×k, b of length k")
-        f.append(_psd(Qm))
+        require(Qm.nrows() == Qm.ncols() == len(b) == k, "input", "Q is k×k, b of length k")
+        Qs = (Qm + Qm.transpose()) / 2
+        f.append(_psd(Qs))
     else:  # a potential given as an expression: not decided by the kernel
         f.append(None)
     grad = None
     if "softmax" in wts:
         rho, t2 = _fns(q, "softmax", wts["softmax"]["scores"]), rat(wts["softmax"]["tau"])
         require(t2 != 0, "input", "the weights' temperature must be nonzero")
-        f.append(all(r[1].is_constant() for r in rho) or None)  # smooth ω and a
-        if "log_sum_exp" in pot:  # σ/τ − ρ/τ' (times ττ') must not depend on j
-            d = [(s[0] * r[1] * t2 - r[0] * s[1] * tau, s[1] * r[1]) for s, r in zip(sig, rho)]
-            grad = all(_eq(x, d[0]) for x in d)
+        rho_poly = _tri(ok for ok, _ in rho)
+        f.append(True if rho_poly else None)  # smooth ω and a
+        if "log_sum_exp" in pot and poly_sig and rho_poly:  # σ/τ − ρ/τ' (times ττ') must not depend on j
+            d = [s_[1] * t2 - r[1] * tau for s_, r in zip(sig, rho)]
+            grad = all(x == d[0] for x in d)
     else:
         w = _fns(q, "polynomial", wts["polynomial"])
-        f.append(all(x[1].is_constant() for x in w) or None)
-        vals = [x[0].leading_coefficient() if x[0].is_constant() and not x[0].is_zero() else fmpq(0) for x in w]
-        f.append(all(x[0].is_constant() and x[1].is_constant() for x in w) and min(vals) >= 0 and sum(vals) == 1)
+        w_poly = _tri(ok for ok, _ in w)
+        f.append(True if w_poly else None)
+        if w_poly:
+            vals = [x[1].leading_coefficient() if x[1].is_constant() and not x[1].is_zero() else fmpq(0) for x in w]
+            f.append(all(x[1].is_constant() for x in w) and min(vals) >= 0 and sum(vals) == 1)
+        else:
+            f.append(None)
         if "quadratic" in pot:
-            grad = True
-            for j in range(k):  # ω_j ≡ Σ_i Q_ji σ_i + b_j as rational functions
-                acc = (sig[0][1] ** 0 * b[j], sig[0][1] ** 0)
-                for i in range(k):
-                    acc = (acc[0] * sig[i][1] + sig[i][0] * Qm[j, i] * acc[1], acc[1] * sig[i][1])
-                grad = grad and _eq(acc, w[j])
+            if w_poly and poly_sig:
+                grad = all(w[j][1] == sum((sig[i][1] * Qs[j, i] for i in range(k)), sig[0][1] * 0 + b[j])
+                           for j in range(k))
+            elif w_poly is False and poly_sig:
+                grad = False
     f.append(grad)
     if False in f:
         return False
@@ -141,49 +123,79 @@ def _is_attention_function(q: Ctx) -> bool:
     return True
 
 
+def _is_poly_fun(q: Ctx) -> list:
+    """IsPolyFun σ_j for each score, with Lean's x/0 = 0 (undecided when a denominator of degree ≥ 2
+    with real zeros is left)."""
+    dec = [ok for ok, _ in _fns(q, "scores", q.inp["scores"])]
+    if None in dec:
+        raise Undecided("a score has a denominator of degree ≥ 2 with real zeros: Lean's x/0 = 0 there is not decided")
+    return dec
+
+
 def _bilinear(q: Ctx) -> bool:
-    """σ_j = B_j(x_j, x_m): every monomial is x_{j,a}·x_{m,b} (m = k − 1)."""
+    """σ_j = B_j(x_j, x_m) (m = k − 1) with σ_j read as Lean reads it: σ_j a polynomial whose every
+    monomial is x_{j,a}·x_{m,b} (x_{m,a}·x_{m,b} for j = m)."""
     k, N = q.inp["k"], q.inp["N"]
-    for j, (p, d) in enumerate(_fns(q, "scores", q.inp["scores"])):
-        for e in ([None] if not d.is_constant() else p.monoms()):
-            blk = [sum(e[i * N:(i + 1) * N]) for i in range(k)] if e else [0] * k
+    fns = _fns(q, "scores", q.inp["scores"])
+    ok = _tri(ok for ok, _ in fns)
+    if ok is None:
+        raise Undecided("a score has a denominator of degree ≥ 2 with real zeros: Lean's x/0 = 0 there is not decided")
+    if not ok:
+        return False
+    for j, (_, p) in enumerate(fns):
+        for e in p.monoms():
+            blk = [sum(e[i * N:(i + 1) * N]) for i in range(k)]
             if sum(blk) != 2 or blk[k - 1] != (2 if j == k - 1 else 1) or (j < k - 1 and blk[j] != 1):
                 return False
     return True
 
 
-dfn(MT + "IsPolyFun", "IsAttentionFunction", AF, lambda q: [s[1].is_constant() for s in _fns(q, "scores", q.inp["scores"])])
+dfn(MT + "IsPolyFun", "IsAttentionFunction", AF, _is_poly_fun)
 dfn(MT + "IsAttentionFunction", "IsAttentionFunction", AF, _is_attention_function)
 dfn(MT + "IsBilinearScore", "IsBilinearScore", AF, _bilinear)
 
 
 # -- Lemma 1 ----------------------------------------------------------------------------------
 
-def _P(q: Ctx):
-    """(P as a polynomial or None, its variable context, N)."""
-    N = q.inp["N"]
-    C = fmpq_mpoly_ctx.get(tuple(f"u{a}" for a in range(N)) + tuple(f"v{b}" for b in range(N)), "lex")
-    p, d = q.memo("P", lambda: rational_function(q.inp["P"], C))
-    return (p if d.is_constant() else None), C, N
+def _uv(N: int) -> list[str]:
+    return [f"u{a}" for a in range(N)] + [f"v{b}" for b in range(N)]
+
+
+def _lemma1(q: Ctx) -> dict:
+    """P as Lean reads it: its tree, whether it is a polynomial on all of ℝ^(2N) (True / False /
+    None) with that polynomial p, and whether p has bidegree ≤ (1, 1)."""
+    def build():
+        N = q.inp["N"]
+        names = _uv(N)
+        try:
+            tree = to_tree(q.inp["P"], names)
+        except (ValueError, SyntaxError) as err:
+            raise Invalid("input", f"P: {err}") from None
+        ok, p = polynomial_everywhere(tree, names)
+        bid = ok is not False and all(sum(e[:N]) <= 1 and sum(e[N:]) <= 1 for e in p.monoms())
+        return {"tree": tree, "names": names, "ok": ok, "p": p, "N": N,
+                "bidegree": False if not bid else (None if ok is None else True)}
+
+    return q.memo("lemma1", build)
 
 
 def _bidegree(q: Ctx) -> bool:
-    p, _, N = _P(q)
-    return p is not None and all(sum(e[:N]) <= 1 and sum(e[N:]) <= 1 for e in p.monoms())
-
-
-def _formulas(q: Ctx) -> tuple:
-    """(B, L, R, D) by D = P(0,0), L = P(u,0) − D, R = P(0,v) − D, B = P − P(u,0) − P(0,v) + D."""
-    p, C, N = _P(q)
-    pu0, p0v = p.subs({v: 0 for v in C.names()[N:]}), p.subs({u: 0 for u in C.names()[:N]})
-    d = pu0.subs({u: 0 for u in C.names()[:N]})
-    return p - pu0 - p0v + d, pu0 - d, p0v - d, d
+    """IsPolyBidegreeLeOneOne b P: ∃ p of bidegree ≤ (1, 1) with P = p everywhere (Lean's x/0 = 0, no
+    cancelling of removable singularities: P must be its reduced quotient on the zero sets of its
+    denominators too)."""
+    b = _lemma1(q)["bidegree"]
+    if b is None:
+        raise Undecided("P has a denominator of degree ≥ 2 with real zeros: Lean's x/0 = 0 there is not decided")
+    return b
 
 
 def _given(q: Ctx) -> tuple:
+    """The input's B, L, R, D as polynomials in u, v."""
     if "decomposition" not in q.inp:
         raise NotEvaluable("no decomposition is given")
-    dec, (_, C, N), g = q.inp["decomposition"], _P(q), _P(q)[1].gens()
+    m = _lemma1(q)
+    N, C = m["N"], fmpq_mpoly_ctx.get(tuple(m["names"]), "lex")
+    dec, g = q.inp["decomposition"], C.gens()
     Bm, L, R = ratmat(dec["B"]), [rat(x) for x in dec["L"]], [rat(x) for x in dec["R"]]
     require(Bm.nrows() == Bm.ncols() == len(L) == len(R) == N, "input", "B is N×N, L and R have length N")
     z = C.constant(0)
@@ -191,21 +203,64 @@ def _given(q: Ctx) -> tuple:
             sum((R[b] * g[N + b] for b in range(N)), z), C.constant(rat(dec["D"])))
 
 
+def _h(q: Ctx) -> bool:
+    """∀ u v, P(u, v) = B(u, v) + L(u) + R(v) + D for the given four (binder ``h``), P read with
+    Lean's x/0 = 0; no decomposition given: false (there is no B, L, R, D to state it of)."""
+    if "decomposition" not in q.inp:
+        return False
+    m = _lemma1(q)
+    r = equals_everywhere(m["tree"], m["names"], sum(_given(q), _given(q)[3] * 0))
+    if r is None:
+        raise Undecided("P has a denominator of degree ≥ 2 with real zeros")
+    return r
+
+
+def _formulas_agree(q: Ctx, B, Lu, Rv, D) -> bool | None:
+    """D = P(0,0), L(u) = P(u,0) − P(0,0), R(v) = P(0,v) − P(0,0), B(u,v) = P(u,v) − P(u,0) − P(0,v) + P(0,0)
+    for the polynomials B, L, R, D, each an identity of Lean functions on all of ℝ^(2N)."""
+    m = _lemma1(q)
+    N, t, names = m["N"], m["tree"], m["names"]
+    zero = Node("num", value=0)
+    t_u0 = subst(t, {f"v{b}": zero for b in range(N)})
+    t_0v = subst(t, {f"u{a}": zero for a in range(N)})
+    P00 = lean_eval(t, {n: fmpq(0) for n in names})
+    return _tri([D == D.context().constant(P00),
+                 equals_everywhere(t_u0, names, Lu + P00),
+                 equals_everywhere(t_0v, names, Rv + P00),
+                 equals_everywhere(Node("sub", (Node("sub", (t, t_u0)), t_0v)), names, B - P00)])
+
+
+def _components(q: Ctx) -> bool:
+    r = _formulas_agree(q, *_given(q))
+    if r is None:
+        raise Undecided("a denominator of degree ≥ 2 with real zeros is left")
+    return r
+
+
 def _unique(q: Ctx) -> bool:
-    """The formulas give a bilinear B, linear L, R, constant D summing to P (existence), and the
-    coefficients read monomial by monomial are the same four (uniqueness)."""
-    p, C, N = _P(q)
+    """∃! (B, L, R, D) with P = B + L + R + D, each given by the formulas.  P a polynomial p of
+    bidegree ≤ (1, 1): its coefficients read monomial by monomial are a decomposition and the only
+    one (a decomposition's coefficients are p's), and they must agree with the formulas evaluated on
+    P.  Otherwise no decomposition exists (B + L + R + D is a polynomial of bidegree ≤ (1, 1))."""
+    m = _lemma1(q)
+    b = _bidegree(q)
+    if not b:
+        return False
+    p, N = m["p"], m["N"]
+    C = p.context()
     cls = [(1, 1), (1, 0), (0, 1), (0, 0)]
-    read = [sum((C.from_dict({e: c}) for e, c in p.to_dict().items() if (sum(e[:N]), sum(e[N:])) == t), C.constant(0))
-            for t in cls]
-    return sum(_formulas(q), C.constant(0)) == p and list(_formulas(q)) == read
+    read = [sum((C.from_dict({e: c}) for e, c in p.to_dict().items() if (min(sum(e[:N]), 1), min(sum(e[N:]), 1)) == t),
+                C.constant(0)) for t in cls]
+    r = _formulas_agree(q, *read)
+    if r is None:
+        raise Undecided("a denominator of degree ≥ 2 with real zeros is left")
+    return sum(read, C.constant(0)) == p and r
 
 
 predicate("bidegree_le_one_one", _bidegree)
-predicate("biaffine_decomposition_holds", lambda q: _P(q)[0] is not None and sum(_given(q), _P(q)[1].constant(0)) == _P(q)[0])
+predicate("biaffine_decomposition_holds", _h)
 dfn(MT + "IsPolyBidegreeLeOneOne", "biaffine_decomposition", BI, _bidegree)
-thm(MT + "biaffine_components", "biaffine_decomposition", BI, (("h", "biaffine_decomposition_holds"),),
-    lambda q: _given(q) == _formulas(q))
+thm(MT + "biaffine_components", "biaffine_decomposition", BI, (("h", "biaffine_decomposition_holds"),), _components)
 thm(MT + "biaffine_decomposition", "biaffine_decomposition", BI, (("hP", "bidegree_le_one_one"),), _unique)
 
 
@@ -351,21 +406,103 @@ def _norm_upper(q: Ctx, M: fmpq_mat) -> arb:
         return ((logk + G.trace().log()) / 2 ** (s + 1)).exp()
 
 
-def _hM(q: Ctx) -> bool:
-    """∀ y, ‖M y‖ ≤ L‖y‖: false when L < 0 or M(0) ≠ 0; true when L ≥ ‖W_2‖·‖W_1‖ (|act t| ≤ |t|)."""
-    m, L = q.inp["M"], rat(q.inp["L"])
-    if L < 0 or m is None:
-        return L >= 0
+#: hidden widths up to which the activation patterns of a ReLU network are enumerated for hM (the producer's)
+MAX_PATTERNS_WIDTH = 12
+
+
+def _vec_or_none(q: Ctx, spec) -> fmpq_mat | None:
+    return _mat(q, spec) if spec is not None else None
+
+
+def _M_exact(q: Ctx, y: fmpq_mat) -> fmpq_mat:
+    """M(y) = W₂ act(W₁y + b₁) + b₂ exactly for a row vector y (relu or identity)."""
+    m = q.inp["M"]
+    H = y * _mat(q, m["W_1"]).transpose()
+    b1 = _vec_or_none(q, m.get("b_1"))
+    if b1 is not None:
+        H = H + b1
+    if m["act"] == "relu":
+        H = fmpq_mat([[max(H[0, c], fmpq(0)) for c in range(H.ncols())]])
+    out = H * _mat(q, m["W_2"]).transpose()
+    b2 = _vec_or_none(q, m.get("b_2"))
+    return out + b2 if b2 is not None else out
+
+
+def _pattern_bounded(q: Ctx, A: fmpq_mat, L: fmpq) -> bool:
+    """‖A‖ ≤ L in the input's norm, exactly: sup norm by row sums; Euclidean by L²I − AᵀA ⪰ 0."""
+    N = A.ncols()
+    if q.inp["norm"] == "linf":
+        return all(sum((abs(A[r, c]) for c in range(N)), fmpq(0)) <= L for r in range(A.nrows()))
+    return _psd(fmpq_mat(N, N, [L * L * int(i == j) for i in range(N) for j in range(N)]) - A.transpose() * A)
+
+
+def _exceeds(q: Ctx, y: fmpq_mat, L: fmpq) -> bool:
+    """‖M y‖ > L‖y‖: exactly for relu / identity (squares for l2, L ≥ 0), by enclosures for gelu."""
+    if q.inp["M"]["act"] in ("relu", "identity"):
+        My = _M_exact(q, y)
+        if q.inp["norm"] == "linf":
+            return max(abs(x) for x in My.entries()) > L * max(abs(x) for x in y.entries())
+        return sum((x * x for x in My.entries()), fmpq(0)) > L * L * sum((x * x for x in y.entries()), fmpq(0))
+    q.certified = True
     with ctx.workprec(PREC):
-        z = _M(q, arb_mat(1, _X(q).ncols()))
-        q.certified = True
-        if any(not z[0, c].contains(0) for c in range(z.ncols())):
+        return bool(_row_norm(q, _M(q, arb_mat(y)), 0) > arb(L) * _row_norm(q, y, 0))
+
+
+def _hM(q: Ctx) -> bool:
+    """∀ y, ‖M y‖ ≤ L‖y‖ (binder ``hM``) as Lean states it, M(y) = W₂ act(W₁y + b₁) + b₂:
+
+    * false when L < 0 (C ≠ 0), when M(0) ≠ 0 (y = 0; exactly, or by an enclosure for gelu with a
+      bias), or at the ``counterexample`` witness y (‖M y‖ > L‖y‖, evaluated here);
+    * true, M positively homogeneous (relu / identity, b₁ = b₂ = 0, width ≤ 12), when every
+      activation pattern's A_σ = W₂ diag(σ) W₁ has ‖A_σ‖ ≤ L exactly (M(y) = A_σ y on the cone of
+      σ; e.g. M(y) = relu(y) + relu(−y) = |y| with L = 1);
+    * true when M(0) = 0 exactly and L ≥ ‖W₂‖·‖W₁‖ (certified bounds; |act t| ≤ |t| for relu, gelu
+      without b₁, identity, and relu is 1-Lipschitz with b₁);
+    * otherwise undecided (named)."""
+    m, L = q.inp["M"], rat(q.inp["L"])
+    if L < 0:
+        return False
+    if m is None:
+        return True
+    N = _X(q).ncols()
+    W1, W2 = _mat(q, m["W_1"]), _mat(q, m["W_2"])
+    b1, b2 = _vec_or_none(q, m.get("b_1")), _vec_or_none(q, m.get("b_2"))
+    act = m["act"]
+    no_b1, no_b2 = b1 is None or not any(b1.entries()), b2 is None or not any(b2.entries())
+    m0_zero = True
+    if act in ("relu", "identity") or no_b1:  # gelu(0) = 0: with b₁ = 0, M(0) = b₂
+        m0 = _M_exact(q, fmpq_mat(1, N)) if act != "gelu" else (b2 if b2 is not None else fmpq_mat(1, W2.nrows()))
+        if any(m0.entries()):
             return False
-        if not all(z[0, c].is_zero() for c in range(z.ncols())):
-            raise Undecided("M(0) is not shown to be 0 or nonzero")
-        if _norm_upper(q, _mat(q, m["W_1"])) * _norm_upper(q, _mat(q, m["W_2"])) <= arb(L):
+    else:
+        with ctx.workprec(PREC):
+            z = _M(q, arb_mat(1, N))
+        if any(not z[0, c].contains(0) for c in range(z.ncols())):
+            q.certified = True
+            return False
+        m0_zero = False  # gelu(b₁) is transcendental: M(0) = 0 is not decided exactly
+    width = W1.nrows()
+    if act in ("relu", "identity") and width <= MAX_PATTERNS_WIDTH and no_b1 and no_b2:
+        if act == "identity":
+            pats = [W2 * W1]
+        else:
+            pats = [W2 * fmpq_mat(width, width, [int(i == j and (sig >> i) & 1) for i in range(width)
+                                                 for j in range(width)]) * W1 for sig in range(2 ** width)]
+        if all(_pattern_bounded(q, A, L) for A in pats):
             return True
-    raise Undecided("L is below the certified growth bound ‖W_2‖·‖W_1‖: hM is not decided")
+    if q.has("counterexample", "hM"):
+        y = q.fact("counterexample", "hM").y
+        require(len(y) == N, "counterexample witness of hM", f"y must have N = {N} entries")
+        require(_exceeds(q, fmpq_mat([list(y)]), L), "counterexample witness of hM", "‖M y‖ ≤ L‖y‖ at the stated y")
+        return False
+    if m0_zero:
+        with ctx.workprec(PREC):
+            g = _norm_upper(q, W1) * _norm_upper(q, W2)
+            if g <= arb(L):
+                q.certified = True
+                return True
+    raise Undecided(f"‖M y‖ ≤ {L}·‖y‖ for every y is neither shown nor refuted (no counterexample is given; the "
+                    "bounds do not reach L)")
 
 
 def _bound(q: Ctx, with_M: bool) -> bool:
@@ -511,8 +648,15 @@ dfn(MT + "homScore", Q3, TR, lambda q: [[_scaled(q, s) for s in r] for r in _hom
 dfn(MT + "dehom", Q3, TR, _dehom)
 thm(MT + "homScore_eq", Q3, TR, (), lambda q: _hom_scores(q) == _qkv_scores(q, _dehom(q)))
 thm(MT + "isPolyFun_bilinear", Q3, TR, (), _poly_bilinear)
-thm(MT + Q3, Q3, TR, (("ha", "qkv_attention_functions"),),
-    lambda q: _hom_scores(q, [fmpq(1)] * _X(q).nrows()) == _qkv_scores(q, _X(q)))
+def _homogenises(q: Ctx) -> bool:
+    """T̂(lift x) = lift(T(x)) through the scores: the homogenised scores of the lifted tokens are the
+    QKV scores.  Not evaluated when the head's scores are not qkvScore (a bias, another scale)."""
+    if not _ha(q):
+        raise NotEvaluable("the heads' scores are not qkvScore: their homogenisation is not evaluated")
+    return _hom_scores(q, [fmpq(1)] * _X(q).nrows()) == _qkv_scores(q, _X(q))
+
+
+thm(MT + Q3, Q3, TR, (("ha", "qkv_attention_functions"),), _homogenises)
 
 
 # -- the input kinds of this section: their Lean types (the well-formedness pass, kernel/wellformed.py)

@@ -7,9 +7,10 @@ from __future__ import annotations
 from flint import fmpq, fmpq_mat
 
 from ..derive import Ctx, is_zero, sym
-from ..table import MT, dfn, predicate, thm
 from ..jsonio import require
-from ..wellformed import Args, kind, matrix, slices, square
+from ..lean import nat_sub
+from ..table import MT, dfn, predicate, thm
+from ..wellformed import Args, exact_real, kind, matrix, slices, square
 from .. import limits
 from .profile import signs
 
@@ -23,9 +24,10 @@ def _n(q: Ctx) -> int:
 
 
 predicate("stacked_surjective", lambda q: q.head_rank() == 2 * _n(q))
-# the symmetric matrix a definition is applied to: S (matrices) or the Gram matrix (heads)
+# the matrix a definition is applied to is symmetric: the input matrix itself (alphaList S hS, Lemma 2 take
+# any S), the Gram matrix (heads), symPart L of a weights head (symmetric by Lean's symPart_isHermitian)
 predicate("is_symmetric", lambda q: q.kind == "weights" or
-          (lambda X: X.transpose() == X)(q.mat("gram" if q.kind == "head" else "S")))
+          (lambda X: X.transpose() == X)(q.mat("gram" if q.kind == "head" else "L")))
 
 
 def _stacked(q: Ctx) -> fmpq_mat:
@@ -62,12 +64,22 @@ dfn(MT + "Nondegenerate", T3, HEADS, lambda q: q.head_rank() == 2 * _n(q))
 dfn(MT + "headForm", T3, HEAD,
     lambda q: (q.mat("W_K").transpose() * q.mat("W_Q") + q.mat("W_Q").transpose() * q.mat("W_K")) / 2)
 thm(MT + "radical_eq_ker", T3, HEAD, HND, _radical_eq_ker)
-thm(MT + "finrank_radical", T3, HEADS, HND, lambda q: (q.N - q.head_rank()) + 2 * _n(q) == q.N)
+def _finrank_radical(q: Ctx) -> bool:
+    """finrank (ker J) + 2·finrank H = finrank C, J = [W_Q; W_K]: dim ker J is the size k of the
+    kernel_basis fact (k independent vectors in ker J) once rank J + k = N (rank J = rank M from M's
+    rank witness, M = [W_K; W_Q] having J's rows), so that they span it; then k + 2n against N."""
+    k = q.fact("kernel_basis", "stacked").dim
+    require(k + q.head_rank() == q.N, "kernel_basis witness of the stacked map",
+            f"{k} vectors and rank {q.head_rank()} do not make N = {q.N}: they do not span ker J")
+    return k + 2 * _n(q) == q.N
+
+
+thm(MT + "finrank_radical", T3, HEAD, HND, _finrank_radical)
 dfn(MT + "gram", T3, HEAD, lambda q: q.mat("gram"))
 dfn(MT + "signature", T3, HEADS, _signature, (("hA", "is_symmetric"),))
 thm(MT + "gram_eq_symPart", T3, HEAD, (), lambda q: q.rank("Lgram") <= _n(q) and sym(q.mat("Lgram")) == q.mat("gram"))
 thm(MT + "ker_gram_eq_map", T3, HEAD, HND, _ker_gram)
-thm(MT + T3, T3, HEADS, HND, lambda q: _signature(q) == (_n(q), _n(q), q.N - 2 * _n(q)))
+thm(MT + T3, T3, HEADS, HND, lambda q: _signature(q) == (_n(q), _n(q), nat_sub(q.N, 2 * _n(q))))  # ℕ subtraction
 
 
 # -- the input kinds of this section: their Lean types (the well-formedness pass, kernel/wellformed.py)
@@ -75,12 +87,26 @@ thm(MT + T3, T3, HEADS, HND, lambda q: _signature(q) == (_n(q), _n(q), q.N - 2 *
 
 @kind("head")
 def _wf_head(i: dict) -> Args:
-    """Q, K : C → H with C = ℝ^N, H = ℝ^n: W_Q, W_K are n × N; b a basis of C indexed by Fin N."""
-    WQ = matrix(i["W_Q"], "W_Q")
+    """Q, K : C → H with C = ℝ^N, H = ℝ^n: W_Q, W_K are n × N (n = 0 allowed: W_Q = W_K = [] with N
+    given); b a basis of C indexed by Fin N; k : ℕ (GramForm.trace_pow_symPart); lam : Fin (2n) → ℝ."""
+    if i["W_Q"] == [] or i["W_K"] == []:
+        require(i["W_Q"] == [] and i["W_K"] == [] and "N" in i, "input",
+                "a head with n = 0 has W_Q = W_K = [] and gives N")
+        N = i["N"]
+        WQ = WK = fmpq_mat(0, N)
+    else:
+        require("N" not in i, "input", "N is given only for a head with n = 0")
+        WQ = matrix(i["W_Q"], "W_Q")
+        WK = matrix(i["W_K"], "W_K", WQ.nrows(), WQ.ncols())
     n, N = WQ.nrows(), WQ.ncols()
-    a = Args(W_Q=WQ, W_K=matrix(i["W_K"], "W_K", n, N), n=n, N=N)
+    a = Args(W_Q=WQ, W_K=WK, n=n, N=N)
     if "B" in i:  # invertible: the loop reads the inverse witness of B (basis) before any declaration
         a["B"] = square(i["B"], "B", N)
+    if "k" in i:
+        a["k"] = i["k"]
+    if "lam" in i:
+        require(len(i["lam"]) == 2 * n, "input", f"lam has {len(i['lam'])} entries, its type Fin (2n) → ℝ needs {2 * n}")
+        a["lam"] = [exact_real(x, f"lam[{j}]") for j, x in enumerate(i["lam"])]
     return a
 
 

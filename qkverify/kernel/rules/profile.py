@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from flint import fmpq, fmpq_mat
 
-from ..algebra import Coord
+from ..algebra import Coord, Quad, Root
 from ..derive import Ctx, eye, frob, is_zero, lean_div, skew, sym
-from ..jsonio import Undecided, require
+from ..lean import sort_desc, sqrt_rat
+from ..jsonio import Invalid, Undecided, require
 from ..table import MT, A, NotEvaluable, dfn, predicate, thm
 from ..wellformed import Args, kind, square
 from . import definition6 as Def6
@@ -31,45 +32,85 @@ def _one(q: Ctx, name: str) -> bool:
     return Def6.coord_is(q, p[name], fmpq(1), others=tuple(p[k] for k in "abcd" if k != name))
 
 
+def _no_decomposition(q: Ctx, face: str) -> bool:
+    """No H, P exist with S = H ± P, P ⪰ 0 and the spectrum of H symmetric about 0 when the face
+    coordinate is not 0.  Face d (S = H + P): H ≤ S, so by Weyl's monotonicity the sorted eigenvalues
+    satisfy λ_k(H) ≤ λ_k(S), and for every t > 0: #{eig S > t} ≥ #{eig H > t} = #{eig H < −t} ≥
+    #{eig S < −t}, i.e. α_j ≥ β_j for every j, i.e. d = 0 (profileD_eq_zero_iff_forall).  Face c
+    (S = H − P) symmetrically gives α_j ≤ β_j, i.e. c = 0.  So off the face none exists (TRUST.md)."""
+    return not Def6.coord_is(q, Def6.profile(q)[face], fmpq(0))
+
+
+def _input_pair(q: Ctx, face: str):
+    """The matrix_fiber input's H, P for this face when they have the properties (None otherwise:
+    they are a candidate, not a witness the certificate vouches for)."""
+    if q.kind != "matrix_fiber" or q.arg("face") != face:
+        return None
+    try:
+        return fiber_props(face, q.mat("S"), q.mat("H"), q.mat("P"))
+    except Invalid:
+        return None
+
+
 def _decomp(q: Ctx, face: str) -> bool:
-    """profileD_eq_zero_iff_decomp (face d) / profileC_… (face c): S = H ± P from the input
-    (matrix_fiber) or the fiber witness; the properties are checked by fiber_props (Invalid
-    when they fail)."""
-    if q.kind == "matrix_fiber":
-        if q.arg("face") != face:
-            raise NotEvaluable("the input's decomposition is for the other face")
-        fiber_props(face, q.mat("S"), q.mat("H"), q.mat("P"))
-        return Def6.coord_is(q, Def6.profile(q)[face], fmpq(0))
-    if not Def6.coord_is(q, Def6.profile(q)[face], fmpq(0)):
-        raise NotEvaluable(f"{face} ≠ 0 and no candidate decomposition is given")
-    q.fact("fiber", face)
-    return True
+    """(face coordinate = 0) ⇔ ∃ H P, S = H ± P, H symmetric with a spectrum symmetric about 0,
+    P ⪰ 0 (no commutation, as profileD_eq_zero_iff_decomp states it).  The ∃ holds with the
+    input's pair when it qualifies, else with the ``fiber`` witness; it fails off the face by the
+    counting argument of :func:`_no_decomposition`; otherwise undecided."""
+    on_face = Def6.coord_is(q, Def6.profile(q)[face], fmpq(0))
+    if _input_pair(q, face) is not None:
+        return on_face
+    exists = q.exists(("fiber", face), lambda f: True, lambda: _no_decomposition(q, face),
+                      f"the decomposition of face {face}")
+    return on_face == exists
+
+
+def _as_quad(x, s: fmpq) -> Quad:
+    """An eigenvalue (rational, or a Root of a quadratic) as an element of ℚ(√s); Undecided when it
+    is not in that field."""
+    if isinstance(x, fmpq):
+        return Quad(x)
+    if isinstance(x, Root) and x.f.degree() == 2:
+        c, b, a = (fmpq(v) for v in x.f.coeffs())
+        k2 = (b * b - 4 * a * c) / s
+        k = sqrt_rat(k2) if k2 > 0 else None
+        if k is not None:
+            for sg in (1, -1):
+                v = Quad(-b / (2 * a), sg * k / (2 * a), s)
+                if (v - x.lo).sign() >= 0 and (Quad(x.hi) - v).sign() >= 0:
+                    return v
+    raise Undecided(f"an eigenvalue of S is not in ℚ(√{s}): ‖P‖² against the profile is out of exact reach")
+
+
+def _target(q: Ctx, face: str, s: fmpq) -> Quad:
+    """c‖L‖² (face d) or d‖L‖² (face c) exactly in ℚ(√s): Σ_j (α_j − β_j)₊² (resp. (β_j − α_j)₊²),
+    α, β the padded positive and |negative| eigenvalues of S (Definition 6)."""
+    al, be = Def6.alpha_beta(q)
+    out = Quad(0)
+    for a, b in zip(al, be):
+        t = _as_quad(a, s) - _as_quad(b, s) if face == "d" else _as_quad(b, s) - _as_quad(a, s)
+        if t.sign() > 0:
+            out = out + t * t
+    return out
 
 
 def _decomp_commute(q: Ctx, face: str) -> bool:
-    """∃ H P: S = H + P (face d; H − P for face c), H, P symmetric and commuting with S and with
-    each other, spec H symmetric about 0, P ⪰ 0, and ‖P‖² = c·‖L‖² (face d; d·‖L‖² for c).
-
-    ``holds`` only from a fiber witness (or the input's H, P) that has all of this; a witness
-    that does not is Invalid.  ``fails`` only when the face coordinate is not 0, by this
-    argument: let H, P be such a pair (face d).  Commuting symmetric matrices diagonalise in
-    one orthonormal basis: S = Σ (h_i + p_i) e_i e_iᵀ with p_i ≥ 0 and {h_i} symmetric about 0
-    as a multiset.  A negative eigenvalue λ_i = h_i + p_i < 0 has h_i < −p_i ≤ 0, so |λ_i| ≤ −h_i;
-    pair the index i with an index k of h_k = −h_i (a bijection between the negative and the
-    positive h's): λ_k = h_k + p_k ≥ −h_i ≥ |λ_i| > 0.  This injects the negative eigenvalues
-    into positive ones no smaller in modulus, so the j-th largest |negative| eigenvalue is at
-    most the j-th largest positive one: β_j ≤ α_j for every j, and d = Σ(β_j − α_j)₊²/‖L‖² = 0.
-    (Face c: S = H − P, the same argument for −S swaps α and β.)  So d ≠ 0 leaves no pair."""
+    """∃ H P, S = H ± P with the properties, H and P commuting with S and with each other, and
+    ‖P‖² = c‖L‖² (face d) or d‖L‖² (face c).  Holds with a ``fiber`` witness (rational, or over
+    ℚ(√s)) that commutes and has that norm, compared exactly (a commuting witness with another norm
+    is offered as one and does not work: invalid); fails off the face (no decomposition at all
+    exists, :func:`_no_decomposition`); a witness that does not commute is the plain decomposition
+    of ``…_iff_decomp`` and decides nothing here (undecided)."""
     other = "c" if face == "d" else "d"
 
     def works(f) -> bool:
-        return Def6.coord_exact(q, other) * q.frob("L") == f.normP
+        if not f.commute:   # the plain decomposition of …_iff_decomp: not offered as a commuting one
+            raise Undecided(f"the fiber witness of face {face} does not commute: it witnesses the decomposition, "
+                            "not the commuting one")
+        return (f.normP - _target(q, face, f.sqrt)).sign() == 0   # a commuting one must have ‖P‖² = {other}‖L‖²
 
-    if q.kind == "matrix_fiber" and q.arg("face") == face:
-        if works(fiber_props(face, q.mat("S"), q.mat("H"), q.mat("P"))):
-            return True
-    return q.exists(("fiber", face), works, lambda: not Def6.coord_is(q, Def6.profile(q)[face], fmpq(0)),
-                    f"∃ H, P with S = H {'+' if face == 'd' else '−'} P and ‖P‖² = {other}·‖L‖²")
+    return q.exists(("fiber", face), works, lambda: _no_decomposition(q, face),
+                    f"the commuting decomposition of face {face}")
 
 
 def _psd(q: Ctx, sgn: int) -> bool:
@@ -81,7 +122,17 @@ def _symmetric(q: Ctx) -> bool:
     return q.mat("L").transpose() == q.mat("L")
 
 
-dfn(A + "sortDesc", D6, MAT, lambda q: Def6.sorted_eigenvalues(q))
+def _sort_desc(q: Ctx) -> list:
+    """sortDesc v: a vector input's x (exact in ℚ(√s)), or on a matrix the eigenvalue vector of S."""
+    if q.kind != "vector":
+        return Def6.sorted_eigenvalues(q)
+    from .moments import X
+
+    xs = sort_desc(X(q), lambda a, b: (a - b).sign())
+    return [t.real() for t in xs]
+
+
+dfn(A + "sortDesc", D6, MAT + ("vector",), _sort_desc)
 dfn(A + "alphaList", D6, MAT, lambda q: Def6.alpha_beta(q)[0], HS)
 dfn(A + "betaList", D6, MAT, lambda q: Def6.alpha_beta(q)[1], HS)
 WMAT = MAT + ("weights",)
@@ -104,11 +155,12 @@ thm(A + "profileC_eq_zero_iff_forall", T4, MAT, HL,
     lambda q: Def6.coord_is(q, Def6.profile(q)["c"], fmpq(0)) == all(o <= 0 for o in Def6.order(q)))
 thm(A + "profileD_eq_zero_iff_decomp", T4, MAT, HL, lambda q: _decomp(q, "d"))
 thm(A + "profileC_eq_zero_iff_decomp", T4, MAT, HL, lambda q: _decomp(q, "c"))
-thm(A + "profileD_eq_zero_decomp_commute", T4, MAT, HL + (("h", "profileD_eq_zero"),), lambda q: _decomp_commute(q, "d"))
-thm(A + "profileC_eq_zero_decomp_commute", T4, MAT, HL + (("h", "profileC_eq_zero"),), lambda q: _decomp_commute(q, "c"))
+thm(A + "profileD_eq_zero_decomp_commute", T4, ("matrix",), HL + (("h", "profileD_eq_zero"),),
+    lambda q: _decomp_commute(q, "d"))
+thm(A + "profileC_eq_zero_decomp_commute", T4, ("matrix",), HL + (("h", "profileC_eq_zero"),),
+    lambda q: _decomp_commute(q, "c"))
 thm(A + "profileD_eq_one_iff", T4, MAT, HL, lambda q: _one(q, "d") == (_symmetric(q) and _psd(q, -1)))
 thm(A + "profileC_eq_one_iff", T4, MAT, HL, lambda q: _one(q, "c") == (_symmetric(q) and _psd(q, 1)))
-
 
 
 # Lemma 4 (ProfileScale.lean), profile_conj (ProfileInvariance.lean), exists_orthogonal_cols

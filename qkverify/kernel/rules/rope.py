@@ -1,12 +1,14 @@
 """Definition 3 and Proposition 1 (RoPELike.lean).
 
-``forms``: Gram matrices G_d of B_0 … B_{k−1} (B_d(u, v) = uᵀ G_d v, u the key); L_d = G_d in
-the dual basis, T_d = G_0⁻¹ G_d, all exact.  ``rope_weights``: a real head; on the coordinate
-subspace H = span(e_c, c ∈ cols) of C, G_d = Aᵀ R_d B with A = W_K|_H, B = W_Q|_H (stored rows)
-and R_d the runtime's rotation at distance d.  det A·det B ≠ 0 (decided from the weights) gives
-T_d = B⁻¹ R_d B: RoPE-like and T_d = T_1^d by adding angles in fixed planes.  The reading's S is
-B⁻¹ R' B (R' its planes carried to stored rows): S = T_1 exactly when both describe the same
-planes, frequencies and base, else an entry of R_1 − R' is separated from 0 by enclosures."""
+``forms``: Gram matrices G_d of B_0, B_1, … (B_d(u, v) = uᵀ G_d v, u the key) and k (default: the
+number given); L_d = G_d in the dual basis, T_d = L_0⁻¹ L_d with Mathlib's inverse (0 when G_0 is
+singular: the inverse witness of B0), all exact.  ``rope_weights``: a real head, for
+eq_ropeT_one_of_forall only (there T_d = B⁻¹ R_d B has transcendental entries, so IsRoPELike and
+isRoPELike_iff, equalities of reals, are not evaluated); on the coordinate subspace
+H = span(e_c, c ∈ cols) of C, G_d = Aᵀ R_d B with A = W_K|_H, B = W_Q|_H (stored rows) and R_d the
+runtime's rotation at distance d.  The reading's S is B⁻¹ R' B (R' its planes carried to stored
+rows): S = T_1 exactly when both describe the same planes, frequencies and base, else an entry of
+R_1 − R' is separated from 0 by enclosures."""
 
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ from .. import gguf
 from .. import weights as W
 from ..derive import PREC, Ctx, derived
 from ..jsonio import Undecided, rat, ratmat, require
-from ..table import MT, dfn, predicate, thm
+from ..table import MT, NotEvaluable, dfn, predicate, thm
 from ..wellformed import Args, kind, square
 
 D3, P1, FORMS, RW = "IsRoPELike", "isRoPELike_iff", ("forms",), ("rope_weights",)
@@ -32,7 +34,9 @@ def _G(q: Ctx) -> list[fmpq_mat]:
 
 
 def _k(q: Ctx) -> int:
-    return q.inp["k"] if q.kind == "rope_weights" else len(q.inp["B"])
+    """k: a real head's, or the forms input's (default: the number of forms given; Lean's B is a
+    family indexed by ℕ and k a separate argument, so more forms than k may be given)."""
+    return q.inp["k"] if q.kind == "rope_weights" else q.arg("k")
 
 
 def _L0inv(q: Ctx) -> fmpq_mat:
@@ -41,6 +45,7 @@ def _L0inv(q: Ctx) -> fmpq_mat:
 
 
 def _T(q: Ctx) -> list[fmpq_mat]:
+    """T_d = L_0⁻¹ L_d for every given d (0 for every d when G_0 is singular: Mathlib's inverse)."""
     return q.memo("T", lambda: [_L0inv(q) * G for G in _G(q)])
 
 
@@ -53,14 +58,21 @@ def _pow(S: fmpq_mat, d: int) -> fmpq_mat:
 
 
 def _rope_like(q: Ctx) -> bool:
-    T, k = ([], 0) if q.kind == "rope_weights" else (_T(q), _k(q))  # real heads: module docstring
+    """T_{d+e} = T_d T_e for d + e < k (forms only: on a real head T_d has transcendental entries)."""
+    T, k = _T(q), _k(q)
     return all(T[d + e] == T[d] * T[e] for d in range(k) for e in range(k - d))
 
 
 def _pow_side(q: Ctx) -> bool:
-    """∃ S, T_d = S^d (d < k): S = T_1 is the only candidate when k ≥ 2, S = 1 otherwise."""
-    k = _k(q)
-    return q.kind == "rope_weights" or k < 2 or all(T == _pow(_T(q)[1], d) for d, T in enumerate(_T(q)))
+    """∃ S, ∀ d < k, T_d = S^d, decided: k = 0 vacuous (true); k = 1: T_0 = S^0 = 1 (S arbitrary);
+    k ≥ 2: T_1 = S^1 forces S = T_1, so the ∃ holds iff T_d = T_1^d for every d < k (no other
+    candidate exists, which decides the false case too)."""
+    k, T = _k(q), _T(q)
+    if k == 0:
+        return True
+    if k == 1:
+        return T[0] == _pow(T[0], 0)
+    return all(T[d] == _pow(T[1], d) for d in range(k))
 
 
 def _rows(q: Ctx, role: str) -> fmpq_mat:
@@ -136,8 +148,21 @@ def _hS(q: Ctx) -> bool:
     """T_d = S^d for d < k, S the input's candidate (forms) or the reading's (weights)."""
     if q.kind == "rope_weights":
         return _k(q) < 2 or _same_rotation(q)
-    require("S" in q.inp, "input", "eq_ropeT_one_of_forall needs a candidate S")
-    return _nondegenerate(q) and all(T == _pow(ratmat(q.inp["S"]), d) for d, T in enumerate(_T(q)))
+    if "S" not in q.inp:
+        return False
+    S = ratmat(q.inp["S"])
+    return all(T == _pow(S, d) for d, T in enumerate(_T(q)[:_k(q)]))
+
+
+def _eq_T1(q: Ctx) -> bool:
+    """S = T_1 for the candidate S (forms: the input's, with B_1 given; real heads: the reading's)."""
+    if q.kind == "rope_weights":
+        return _same_rotation(q)
+    if "S" not in q.inp:
+        raise NotEvaluable("no candidate S is given")
+    if len(_T(q)) < 2:
+        raise NotEvaluable("B_1 is not given: T_1 cannot be formed")
+    return ratmat(q.inp["S"]) == _T(q)[1]
 
 
 derived("B0")(lambda q: _G(q)[0])
@@ -147,12 +172,19 @@ predicate("B0_nondegenerate", _nondegenerate)
 predicate("k_ge_two", lambda q: _k(q) >= 2)
 predicate("ropeT_eq_pow", _hS)
 dfn(MT + "ropeL", D3, FORMS, lambda q: list(_G(q)))
-dfn(MT + "ropeL0Equiv", D3, FORMS, lambda q: [_G(q)[0], _L0inv(q)], H0)
-dfn(MT + "ropeT", D3, FORMS, _T, H0)
-dfn(MT + "IsRoPELike", D3, FORMS + RW, _rope_like, H0)
-thm(MT + P1, P1, FORMS + RW, H0, lambda q: _rope_like(q) == _pow_side(q))
-thm(MT + "eq_ropeT_one_of_forall", P1, FORMS + RW, (("hk", "k_ge_two"),) + H0 + (("hS", "ropeT_eq_pow"),),
-    lambda q: _same_rotation(q) if q.kind == "rope_weights" else ratmat(q.inp["S"]) == _T(q)[1])
+def _nonsingular(q: Ctx) -> fmpq_mat:
+    """G_0 when B_0 is nondegenerate (its inverse witness has rows); ropeL0Equiv and ropeT are formed
+    only then (the definitions take h0)."""
+    if q.fact("inverse", "B0").singular:
+        raise NotEvaluable("B_0 is degenerate: L_0 is not an equivalence (the definition needs h0)")
+    return _G(q)[0]
+
+
+dfn(MT + "ropeL0Equiv", D3, FORMS, lambda q: [_nonsingular(q), _L0inv(q)], H0)
+dfn(MT + "ropeT", D3, FORMS, lambda q: (_nonsingular(q), _T(q))[1], H0)
+dfn(MT + "IsRoPELike", D3, FORMS, _rope_like, H0)
+thm(MT + P1, P1, FORMS, H0, lambda q: _rope_like(q) == _pow_side(q))
+thm(MT + "eq_ropeT_one_of_forall", P1, FORMS + RW, (("hk", "k_ge_two"),) + H0 + (("hS", "ropeT_eq_pow"),), _eq_T1)
 
 
 # -- the input kinds of this section: their Lean types (the well-formedness pass, kernel/wellformed.py)
@@ -160,11 +192,14 @@ thm(MT + "eq_ropeT_one_of_forall", P1, FORMS + RW, (("hk", "k_ge_two"),) + H0 + 
 
 @kind("forms")
 def _wf_forms(i: dict) -> Args:
-    """B : ℕ → bilinear forms on H = ℝ^n (k Gram matrices, one n); S ∈ End(H) when given."""
+    """B : ℕ → bilinear forms on H = ℝ^n (Gram matrices of B_0, B_1, …, one n); k : ℕ (default: how
+    many are given; Lean's B is indexed by ℕ and k is separate); S ∈ End(H) when given."""
     Gs = [square(B, f"B[{d}]") for d, B in enumerate(i["B"])]
     n = Gs[0].nrows()
     require(all(G.nrows() == n for G in Gs), "input", "the forms must be n × n of one n (one space H)")
-    a = Args(G=Gs, n=n, k=len(Gs))
+    k = i.get("k", len(Gs))
+    require(k <= len(Gs), "input", f"k = {k} but only B_0 … B_{len(Gs) - 1} are given")
+    a = Args(G=Gs, n=n, k=k)
     if "S" in i:
         a["S"] = square(i["S"], "S", n)
     return a
