@@ -203,3 +203,28 @@ def test_cli_spectrum(tmp_path):
     z.write_text("[0, 0]")
     code, out, err = run_cli("spectrum", str(z))
     assert code == 2 and "no nonzero entry" in err
+
+
+def test_profile_of_spectrum_on_a_non_symmetric_S_fails_exactly_and_verifies(tmp_path):
+    # S = [[1, 1], [0, -1]] with hS dropped: the skew part [[0, 1/2], [-1/2, 0]] has ‖T‖² = 1/2 and
+    # ‖S‖² = 3, so a = 1/6 while the formula's a is 0 -- 'fails', decided exactly although α = β = √5/2
+    # are irrational (b = 2·(5/4)/3 = 5/6 happens to be rational). The kernel used to call the
+    # producer's certificate invalid ("the profile of S is not rational").
+    f = tmp_path / "v.json"
+    f.write_text(json.dumps({"kind": "vector", "x": ["1"], "y": ["1"], "normalize": False,
+                             "S": [["1", "1"], ["0", "-1"]]}))
+    code, out, err = run_cli("check", "profile_of_spectrum", "--input", str(f), "--drop", "hS",
+                             "--out", str(tmp_path / "c"))
+    assert code == 1, out + err
+    code, out, err = run_cli("verify", str(tmp_path / "c"))
+    assert code == 0 and "valid" in out and "fails" in out, out + err
+
+
+def test_law_input_copies_stay_inside_the_matrices():
+    # a copy endpoint outside the 1×1 matrix L is refused when the input is built in code, as the
+    # document reader refuses it (the probes' shrinker once wrote such an input)
+    from qkverify.io.law_inputs import LawInput
+    from qkverify.math.baselines import GaussianLaw
+
+    with pytest.raises(QKInputError, match="outside"):
+        LawInput("iid", 1, law=GaussianLaw(fmpq(1)), copies=((("L", 1, 0), ("L", 0, 1), 1),))

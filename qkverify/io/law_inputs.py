@@ -113,6 +113,8 @@ class LawInput:
         a target, and the target's stated law is the law of sign × the source."""
         targets = set()
         for t, s, sign in self.copies:
+            for e in (t, s):  # the endpoints the document reader checks (_entry), for inputs built in code
+                _entry(list(e), self.model, self.N, self.n, "copies")
             if sign not in (1, -1):
                 raise QKInputError(f"copy of {list(s)} into {list(t)}: the sign must be 1 or -1")
             if t == s or t in targets:

@@ -404,11 +404,17 @@ def _candidates(inp):
     elif isinstance(inp, I.LawInput):
         import dataclasses
 
+        def inside(N: int, n: int | None) -> tuple:
+            """The copies whose two endpoints stay inside the smaller matrices."""
+            rows = lambda b: N if b == "L" else n  # noqa: E731
+            return tuple(cp for cp in inp.copies
+                         if all(e[1] < rows(e[0]) and e[2] < N for e in cp[:2]))
+
         if inp.model == "qk" and inp.n > 1:
-            yield dataclasses.replace(inp, n=inp.n - 1)
+            yield dataclasses.replace(inp, n=inp.n - 1, copies=inside(inp.N, inp.n - 1))
         if inp.N > 1 and inp.grid is None:
-            yield dataclasses.replace(inp, N=inp.N - 1)
-        if inp.N > 1 and inp.grid is not None:
+            yield dataclasses.replace(inp, N=inp.N - 1, copies=inside(inp.N - 1, inp.n))
+        if inp.N > 1 and inp.grid is not None and not inp.copies:  # (deleting index k would renumber copies)
             for k in range(inp.N):
                 g = tuple(tuple(l for j, l in enumerate(r) if j != k) for i, r in enumerate(inp.grid) if i != k)
                 yield dataclasses.replace(inp, N=inp.N - 1, grid=g)
