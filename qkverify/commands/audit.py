@@ -22,7 +22,10 @@ NAME = "audit"
 HELP = "run every registered claim on the built-in suite (and the default model), write certificates"
 
 #: the columns of audit.csv / audit.json
-COLUMNS = ["statement", "label", "case", "verdict", "evidence", "note", "certificate", "written"]
+#: audit.csv / audit.json hold facts only (what each case concludes and where its certificate is), so
+#: that a second run, or a fresh clone's `make audit`, rewrites the same bytes; what this run did to
+#: each file (written / unchanged / refused) is printed and in --json's "written" column only
+COLUMNS = ["statement", "label", "case", "verdict", "evidence", "note", "certificate"]
 
 
 def add_arguments(p) -> None:
@@ -82,8 +85,7 @@ def run(args) -> int:
         with progress(total=1, desc="audit: §1 on real heads", unit="model", quiet=quiet) as bar:
             rows += run_models(out, force=args.force)
             bar.update(1)
-    table_rows = [[r.claim, r.label, r.case, r.verdict, r.evidence, r.note, r.certificate or "", r.write_status]
-                  for r in rows]
+    table_rows = [[r.claim, r.label, r.case, r.verdict, r.evidence, r.note, r.certificate or ""] for r in rows]
     atomic_write_csv(out / "audit.csv", COLUMNS, table_rows)
     counts = Counter(r.verdict for r in rows)
     ws = Counter(r.write_status for r in rows if r.write_status)
@@ -105,7 +107,8 @@ def run(args) -> int:
            "lean_audit_counts": count_lines(coverage), "model": model_msg,
            "refused": [r.certificate for r in refused], "columns": COLUMNS,
            "rows": [dict(zip(COLUMNS, r)) for r in table_rows]}
-    atomic_write_json(out / "audit.json", doc)
+    atomic_write_json(out / "audit.json", {k: v for k, v in doc.items() if k != "certificates"})
+    doc["rows"] = [dict(row, written=r.write_status) for row, r in zip(doc["rows"], rows)]
     code = 0 if all(parts.values()) else 1
     if args.json:
         print_json(doc)
