@@ -42,6 +42,10 @@ MAX_CHARPOLY_DIM = 512
 #: J·Z·Zᵀ fits: 2n = 64 (all-MiniLM-L6-v2, b ≤ 90) 2e9; 2n = 256 (d_head 128, b ≈ 110-130 from
 #: float32 weights) 5e11; 2n = 256 up to b = 236 bits.
 MAX_CHARPOLY_WORK = 1 << 40
+#: bits of an exact matrix power X^k (GramForm.trace_pow_symPart at the input's k, k ≤ 4096): the
+#: n² entries of X^k hold about k·(b + log₂ n) bits each (b the cleared entry size); 2^30 bits is
+#: 128 MiB (a fault-injection test once took 22 GB with S^k of a perturbed S)
+MAX_POWER_BITS = 1 << 30
 #: head dimension n of a weights head (J·Z·Zᵀ is 2n × 2n)
 MAX_HEAD_N = 256
 #: entries of a matrix given inline in a certificate
@@ -160,6 +164,25 @@ def for_charpoly(X):
         raise Undecided(f"the characteristic polynomial of a {n} × {n} matrix of {b}-bit entries: work "
                         f"n³·b·(n + b/16) = {w} exceeds the kernel's limit MAX_CHARPOLY_WORK = "
                         f"{MAX_CHARPOLY_WORK} (kernel/limits.py)")
+    return X
+
+
+def for_power(X, k: int):
+    """X itself, after checking that X^k (k ≥ 0) fits MAX_POWER_BITS: n²·k·(b + ⌈log₂ n⌉) bits,
+    b the entry size after clearing denominators (undecided naming the limit, before any product).
+
+    >>> from flint import fmpq_mat
+    >>> for_power(fmpq_mat([[1, 2], [3, 4]]), 3) == fmpq_mat([[1, 2], [3, 4]])
+    True
+    """
+    n = X.nrows()
+    b = cleared_bits(X, n) + max(n - 1, 1).bit_length()
+    bits = n * n * max(k, 1) * b
+    if bits > MAX_POWER_BITS:
+        from .jsonio import Undecided
+
+        raise Undecided(f"the power X^{k} of a {n} × {n} matrix of {b}-bit entries: about {bits} bits exceed "
+                        f"the kernel's limit MAX_POWER_BITS = {MAX_POWER_BITS} (kernel/limits.py)")
     return X
 
 

@@ -566,7 +566,7 @@ def _k(q: Ctx) -> int:
 def _trace_pow(q: Ctx) -> bool:
     """tr(S^k) = tr((½JG)^k) at the input's k, by exact matrix powers (k = 0: N against 2n)."""
     k = _k(q)
-    return trace(_mpow(q.mat("S"), k)) == trace(_mpow(_K(q), k))
+    return trace(_mpow(limits.for_power(q.mat("S"), k), k)) == trace(_mpow(limits.for_power(_K(q), k), k))
 
 
 def _exists(q: Ctx) -> bool:
