@@ -61,7 +61,7 @@ from .digits import digit_width
 from . import enclosure
 from .enclosure import EnclosureFailed, _down, _fro_ub, _g, _up, _weyl_kato_temple
 from .exact_gram import TINY, U, GramData
-from .sliced import _Basis, _products
+from .sliced import _Basis, _float_of_digits, _products
 
 
 def _p2(e: int) -> fmpq:
@@ -138,13 +138,7 @@ class Pass1:
             Gd, glo = gd.digits(w)
             Pd, plo = _products(Gd, glo, Y, w)
             self._Pd = (Pd, plo)
-            P = np.zeros((m, m))
-            ab = np.zeros((m, m))
-            with np.errstate(over="ignore", invalid="ignore"):
-                for q, D in enumerate(Pd):
-                    t = np.ldexp(D, w * (q + plo) + Y.f[None, :] - s)
-                    P += t
-                    ab += np.abs(t)
+            P, ab = _float_of_digits(Pd, plo, Y, w, s, m)
             E = ab * ((len(Pd) + 1) * U * 1.01) + TINY * len(Pd)
         else:
             P, gP = _bmul(Gm, Ym)

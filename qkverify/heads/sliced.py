@@ -132,6 +132,20 @@ class _Basis:
         self._float()
 
 
+
+def _float_of_digits(Pd, plo: int, Y, w: int, s: int, m: int) -> tuple[np.ndarray, np.ndarray]:
+    """(P̂, |terms|): the m × m float sum of the digit products Pd (digit q scaled by
+    2^(w·(q + plo) + f_j − s), column j's exponent f_j from Y) and the sum of the terms' absolute
+    values, from which the callers bound the rounding error of P̂ (overflow left as inf/nan)."""
+    P = np.zeros((m, m))
+    ab = np.zeros((m, m))
+    with np.errstate(over="ignore", invalid="ignore"):
+        for q, D in enumerate(Pd):
+            t = np.ldexp(D, w * (q + plo) + Y.f[None, :] - s)
+            P += t
+            ab += np.abs(t)
+    return P, ab
+
 def _products(Gd: list, glo: int, Y: _Basis, w: int) -> tuple[list, int]:
     """Digits of Z Zᵀ·Y·2^(−f) (column scale removed): one stacked float64 product."""
     m = Gd[0].shape[0]
@@ -242,13 +256,7 @@ def enclose_sliced(gd: GramData, Gm_s: tuple, max_newton: int = 3, exact_offdiag
         bd = _combine(_column_sums(Pd, Pd, slice(0, n), slice(n, m)), w, 2 * plo)
         hd = _combine(_column_sums(Y.digits, Pd, slice(0, m), slice(0, m)), w, plo + Y.lo)
         # float P̂ = ĜY = 2^(−s)·G·Y with a radius
-        Pm = np.zeros((m, m))
-        ab = np.zeros((m, m))
-        with np.errstate(over="ignore", invalid="ignore"):
-            for q, D in enumerate(Pd):
-                t = np.ldexp(D, w * (q + plo) + Y.f[None, :] - s)
-                Pm += t
-                ab += np.abs(t)
+        Pm, ab = _float_of_digits(Pd, plo, Y, w, s, m)
         if not (np.all(np.isfinite(Pm)) and np.all(np.isfinite(ab))):
             raise EnclosureFailed("G·Y beyond the float64 range")
         Pr = ab * ((len(Pd) + 1) * U * 1.01) + TINY * len(Pd)

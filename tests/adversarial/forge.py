@@ -3,13 +3,14 @@ format-3 certificate around hand-written records, and the kernel's answer."""
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import json
 import os
 from pathlib import Path
 
 import numpy as np
+
+from kernel_fixtures import mutate
 
 FORMAT = "qkverify-certificate/3"
 A, MT = "Appendices.", "Appendices.MainText."
@@ -67,10 +68,5 @@ def verify(doc: dict, base: Path | None = None, dirs: list | None = None):
     return verify_document(json.loads(json.dumps(doc)), str(base / "c.json") if base else "<forged>", base, dirs or [])
 
 
-def edit(doc: dict, path: tuple, value) -> dict:
-    d = copy.deepcopy(doc)
-    box = d
-    for k in path[:-1]:
-        box = box[k]
-    box[path[-1]] = value
-    return d
+#: a copy of ``doc`` with the value at ``path`` replaced (the kernel fixtures' helper)
+edit = mutate
