@@ -174,7 +174,15 @@ def for_power(X, k: int):
     >>> from flint import fmpq_mat
     >>> for_power(fmpq_mat([[1, 2], [3, 4]]), 3) == fmpq_mat([[1, 2], [3, 4]])
     True
+    >>> for_power(fmpq_mat([[1, 2], [3, 4]]), -1)
+    Traceback (most recent call last):
+    ...
+    qkverify.kernel.jsonio.Invalid: power: the exponent -1 is not a natural number (Lean's k : ℕ)
     """
+    if k < 0:
+        from .jsonio import Invalid
+
+        raise Invalid("power", f"the exponent {k} is not a natural number (Lean's k : ℕ)")
     n = X.nrows()
     b = cleared_bits(X, n) + max(n - 1, 1).bit_length()
     bits = n * n * max(k, 1) * b

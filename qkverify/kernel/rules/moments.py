@@ -550,7 +550,7 @@ def _stats_lam(q: Ctx, i: int) -> bool:
 
 def _mpow(X_: fmpq_mat, k: int) -> fmpq_mat:
     out = eye(X_.nrows())
-    while k:
+    while k > 0:  # k ≥ 0 (limits.for_power refuses a negative one)
         if k & 1:
             out = out * X_
         X_, k = X_ * X_, k >> 1
