@@ -36,13 +36,9 @@ from qkverify.claims.evaluate import evaluate
 from qkverify.claims.registry import Subject, declaration_check_fn, registered_check_ids
 from qkverify.errors import QKInputError
 
-#: checks whose verdict no fault changes, with the reason (none may be a constant)
-_TSUM = ("an equality between reals is never decided by enclosures (certificate format 3): on every suite input "
-         "the series enclosure contains the closed form, so the conclusion is undecided until an exact route "
-         "lands (issue 23)")
-EXPECTED: dict[str, str] = {k: _TSUM for k in (
-    "statO_eq_tsum_odd_moments", "statE_eq_tsum_even_moments",
-    "kernel:Appendices.statO_eq_tsum_odd_moments", "kernel:Appendices.statE_eq_tsum_even_moments")}
+#: checks whose verdict no fault changes, with the reason (none may be a constant); empty since
+#: statO/statE_eq_tsum_*_moments got their exact closed-form route (issue 23)
+EXPECTED: dict[str, str] = {}
 
 #: at most this many suite inputs per check, and this many fault runs per (check, input)
 INPUTS_PER_CHECK = 2

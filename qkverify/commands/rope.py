@@ -128,6 +128,10 @@ def run(args) -> int:
     for check, got in fn.items():
         label = {"IsRoPELike": "Definition 3, T_{d+e} = T_d T_e", "isRoPELike_iff": "Proposition 1"}.get(check, "")
         print(f"  {check} ({label}): " + "; ".join(f"{c} [{e}]{x}" for c, e, x in sorted(got)))
+    if not fn:
+        echo("  IsRoPELike (Definition 3) and isRoPELike_iff (Proposition 1): not evaluated on a real head: "
+             "T_d = B_0⁻¹ B_d has transcendental entries (cos dθ, sin dθ) and an equality of reals is never "
+             "decided by enclosures; `qkverify rope FORMS.json` evaluates both on rational forms")
     print(f"each reading's rotation S against T_1 = L_0⁻¹ L_1 (eq_ropeT_one_of_forall: T_d = S^d for d < {args.k}):")
     for i, rd in enumerate(res["readings"]):
         nums = rd["numbers"]
