@@ -13,3 +13,11 @@ settings.register_profile(
     print_blob=False,
 )
 settings.load_profile("qkverify")
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """Files holding a ``slow`` test run first (a stable sort, the same on every worker): with
+    ``--dist loadfile`` a file stays on one worker, and the long ones started last would leave
+    the other workers idle at the end of the run."""
+    heavy = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in heavy)

@@ -446,8 +446,19 @@ def _st_info(path: Path, name: str, vector_ok: bool = False) -> tuple[str, int, 
     return dt, R, C, FLOATS[dt][0], start
 
 
-def _tensor(path: Path, t: dict, n: int, N: int) -> list[tuple[int, int]]:
-    """The exact W_Q or W_K (n × N, row-major) that tensor reference ``t`` names."""
+def _tensor(path: Path, t: dict, n: int, N: int) -> tuple[tuple[int, int], ...]:
+    """The exact W_Q or W_K (n × N, row-major) that tensor reference ``t`` names, read once per
+    version of the file (a head's profile and Theorem 3 certificates read the same rows)."""
+    st = Path(path).stat()
+    return _tensor_read(str(path), st.st_size, st.st_mtime_ns, json.dumps(t, sort_keys=True), n, N)
+
+
+@functools.lru_cache(maxsize=8)
+def _tensor_read(path: str, size: int, mtime_ns: int, t_json: str, n: int, N: int) -> tuple[tuple[int, int], ...]:
+    return tuple(_tensor_values(Path(path), json.loads(t_json), n, N))
+
+
+def _tensor_values(path: Path, t: dict, n: int, N: int) -> list[tuple[int, int]]:
     fmt = t.get("format", "safetensors")
     slices = {"safetensors": ("rows", "cols"), "npz": ("index",), "gguf": ("rows",)}.get(fmt, ())
     require(any(k in t for k in slices), "input", f"{t['name']}: a {fmt} tensor is sliced by {' or '.join(slices)}")

@@ -10,6 +10,7 @@ witness.  Rules read facts only (``q.fact``); they never see a witness's text.""
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable, NamedTuple
 
 from flint import arb, arb_mat, fmpq, fmpq_mat, fmpz, fmpz_mat, fmpz_poly, nmod_mat
@@ -264,7 +265,7 @@ def cells_of(w: dict, X: fmpz_mat) -> Cells:
 
     Two values in cells are compared by :func:`.derive.cell_cmp` (the same half-open rule)."""
     what = "cells witness"
-    full = limits.for_charpoly(X).charpoly()
+    full = _charpoly(X.nrows(), tuple(X.entries()))
     cs = full.coeffs()
     z = w["zero"]
     require(all(c == 0 for c in cs[:z]) and (z == len(cs) - 1 or cs[z] != 0), what,
@@ -289,6 +290,13 @@ def cells_of(w: dict, X: fmpz_mat) -> Cells:
         boxes.extend([Box(lo, hi)] * c)
     require(len(boxes) == P.degree(), what, f"the cells hold {len(boxes)} roots, the polynomial has {P.degree()}")
     return Cells(boxes, z, full)
+
+
+@functools.lru_cache(maxsize=4)
+def _charpoly(n: int, entries: tuple) -> fmpz_poly:
+    """det(tI − X) of the n × n integer matrix with these entries (row-major), once per matrix: a
+    head's profile and Theorem 3 certificates both state cells of the same J·Z·Zᵀ."""
+    return limits.for_charpoly(fmpz_mat(n, n, list(entries))).charpoly()
 
 
 @checker("cells")
