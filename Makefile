@@ -33,12 +33,13 @@ browser:
 	  && (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
 	  || echo "note: chromium not installed (needs root and apt-get); the browser tests will skip"; }
 
-# the suite runs on every core (pytest-xdist; a test file stays on one worker)
+# the suite runs on every core (pytest-xdist; a test file stays on one worker; the longest files
+# start first, in tests/conftest.py's order, which --no-loadscope-reorder keeps)
 test: $(STAMP) browser
-	$(BIN)/python -m pytest -q -n auto --dist loadfile
+	$(BIN)/python -m pytest -q -n auto --dist loadfile --no-loadscope-reorder
 
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -q -n auto --dist loadfile -m "not slow"
+	$(BIN)/python -m pytest -q -n auto --dist loadfile --no-loadscope-reorder -m "not slow"
 
 bench: $(STAMP)
 	$(BIN)/python bench/bench_profile.py
