@@ -449,11 +449,17 @@ def _st_info(path: Path, name: str, vector_ok: bool = False) -> tuple[str, int, 
 def _tensor(path: Path, t: dict, n: int, N: int) -> tuple[tuple[int, int], ...]:
     """The exact W_Q or W_K (n × N, row-major) that tensor reference ``t`` names, read once per
     version of the file (a head's profile and Theorem 3 certificates read the same rows)."""
+    if n * N > CACHED_ROWS_MAX:  # kept only while small: at most 2 × 2^20 values (≈ 256 MiB) stay held
+        return tuple(_tensor_values(Path(path), t, n, N))
     st = Path(path).stat()
     return _tensor_read(str(path), st.st_size, st.st_mtime_ns, json.dumps(t, sort_keys=True), n, N)
 
 
-@functools.lru_cache(maxsize=8)
+#: the largest n·N whose decoded rows are kept between certificates (W_K and W_Q of one head)
+CACHED_ROWS_MAX = 1 << 20
+
+
+@functools.lru_cache(maxsize=2)
 def _tensor_read(path: str, size: int, mtime_ns: int, t_json: str, n: int, N: int) -> tuple[tuple[int, int], ...]:
     return tuple(_tensor_values(Path(path), json.loads(t_json), n, N))
 
