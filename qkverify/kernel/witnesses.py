@@ -305,7 +305,8 @@ def _cells(w: dict, q) -> Cells:
     require(w["scale_exponent"] == e, "cells witness", f"scale exponent {w['scale_exponent']} ≠ {e}")
     n = q.arg("n")
     G = Z * Z.transpose()
-    X = fmpz_mat(G.tolist()[n:] + G.tolist()[:n])  # J·G
+    rows = G.tolist()
+    X = fmpz_mat(rows[n:] + rows[:n])  # J·G
     return cells_of(w, X)
 
 
