@@ -153,11 +153,14 @@ class Pass1:
         E *= 1.0 + 2 * gm
         pi = _colnorm_up(_upp(E))
         if not exact_p and spacing_exp is not None:
-            # the diagonal radius ‖p_i‖π_i alone tells an ill-conditioned head: when it exceeds a
-            # quarter of the grid spacing for over a quarter of the eigenvalues, ĜY is taken exactly
+            # the diagonal radius ‖p_i‖π_i alone tells an ill-conditioned head: the float intervals end up
+            # about 4 radii wide, so an interval straddles a grid point with probability about
+            # min(1, 4r_i) (r_i in grid spacings); when that expects over m/8 straddles -- each an exact
+            # refinement -- ĜY is taken exactly instead (a cost choice only: both routes are rigorous
+            # and the cells do not depend on it)
             pn0 = np.sqrt(np.einsum("ij,ij->j", P, P))
-            wide = np.ldexp(pn0 * pi, s + 1 - spacing_exp) > 0.25
-            if 4 * int(np.count_nonzero(wide)) > m:
+            r = np.ldexp(pn0 * pi, s + 1 - spacing_exp)
+            if 8 * float(np.minimum(1.0, 4.0 * r).sum()) > m:
                 self.__init__(gd, Gm_s, exact_p=True, Y=Y)
                 return
         pn = _colnorm_up(P)
