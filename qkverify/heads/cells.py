@@ -81,7 +81,7 @@ from flint import arb, ctx, fmpq, fmpz_poly
 from ..errors import QKInputError
 from ..exact.algebraic import RealAlgebraic, arb_to_interval
 from .budget import Budget, RouteSkipped
-from .enclosure import EnclosureFailed, enclose_arb, enclose_exact_products
+from .enclosure import EnclosureFailed, enclose_arb, enclose_exact_products, scale2
 from .exact_gram import GramData
 from .pass1 import STAGES as REFINE_STAGES
 from .pass1 import Pass1, _fq
@@ -703,8 +703,8 @@ def _from_enclosure(enc, m: int) -> list:
     if enc.lo is not None:
         if not (np.all(np.isfinite(enc.lo)) and np.all(np.isfinite(enc.hi))):
             raise EnclosureFailed("float enclosure is not finite")
-        lo = np.ldexp(enc.lo, enc.scale + 1)
-        hi = np.ldexp(enc.hi, enc.scale + 1)
+        lo = scale2(enc.lo, enc.scale + 1)
+        hi = scale2(enc.hi, enc.scale + 1)
         if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))):
             raise EnclosureFailed("enclosure beyond the float64 range")
         out = []
@@ -851,8 +851,8 @@ def head_spectrum(gd: GramData, rank: int | None, digits: int = 9, budget: Budge
         # scaling is exact); exact diagonals tighten the others in one batch
         sc = fast.s + 1                              # ν = value·2^(s+1)
         two = _p2(sc)
-        kl = np.floor(np.ldexp(fast.lo, sc - g))
-        kh = np.floor(np.ldexp(fast.hi, sc - g))
+        kl = np.floor(scale2(fast.lo, sc - g))
+        kh = np.floor(scale2(fast.hi, sc - g))
         same = kl == kh
         if 4 * int(np.count_nonzero(~same)) > k_nz and not fast.exact_p:
             # an ill-conditioned head: the float product ĜY limits the bounds; the same basis with
@@ -862,8 +862,8 @@ def head_spectrum(gd: GramData, rank: int | None, digits: int = 9, budget: Budge
             except EnclosureFailed as err:
                 notes_diag.append(f"float enclosure with exact ĜY: {err}")
             else:
-                kl = np.floor(np.ldexp(fast.lo, sc - g))
-                kh = np.floor(np.ldexp(fast.hi, sc - g))
+                kl = np.floor(scale2(fast.lo, sc - g))
+                kh = np.floor(scale2(fast.hi, sc - g))
                 same = kl == kh
                 stats["exact-GY"] = stats.get("exact-GY", 0) + 1
         fp = fast
@@ -913,8 +913,8 @@ def head_spectrum(gd: GramData, rank: int | None, digits: int = 9, budget: Budge
                 ix = np.array(plain)
                 sh = fiv.sc - (g - np.array([level[i] for i in plain]) - 1)
                 mid = np.array([2 * cell[i] + 1 for i in plain], dtype=np.float64)
-                up = np.ldexp(fiv.lo[ix], sh) >= mid
-                down = np.ldexp(fiv.hi[ix], sh) < mid
+                up = scale2(fiv.lo[ix], sh) >= mid
+                down = scale2(fiv.hi[ix], sh) < mid
                 done = set()
                 for i, u, d_ in zip(plain, up.tolist(), down.tolist()):
                     if u or d_:

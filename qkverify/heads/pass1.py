@@ -59,7 +59,7 @@ from flint import fmpq
 
 from .digits import digit_width
 from . import enclosure
-from .enclosure import EnclosureFailed, _down, _fro_ub, _g, _up, _weyl_kato_temple
+from .enclosure import EnclosureFailed, _down, _fro_ub, _g, _up, _weyl_kato_temple, scale2
 from .exact_gram import TINY, U, GramData
 from .sliced import _Basis, _float_of_digits, _products
 
@@ -159,7 +159,7 @@ class Pass1:
             # refinement -- ĜY is taken exactly instead (a cost choice only: both routes are rigorous
             # and the cells do not depend on it)
             pn0 = np.sqrt(np.einsum("ij,ij->j", P, P))
-            r = np.ldexp(pn0 * pi, s + 1 - spacing_exp)
+            r = scale2(pn0 * pi, s + 1 - spacing_exp)
             if 8 * float(np.minimum(1.0, 4.0 * r).sum()) > m:
                 self.__init__(gd, Gm_s, exact_p=True, Y=Y)
                 return
@@ -389,7 +389,7 @@ class Pass1:
         ab = np.zeros((m, k))
         with np.errstate(over="ignore", invalid="ignore", under="ignore"):
             for q, D in enumerate(Pd):
-                t = np.ldexp(D, w * (q + plo) + fc[None, :] - s)
+                t = scale2(D, w * (q + plo) + fc[None, :] - s)
                 P += t
                 ab += np.abs(t)
             ep = ab * ((len(Pd) + 1) * U * 1.01) + TINY * len(Pd)

@@ -40,7 +40,7 @@ from flint import arb, ctx, fmpq
 
 from .digits import carry as _carry
 from .digits import digit_width, digits_of_int64 as _digits_of_int64
-from .enclosure import Enclosure, EnclosureFailed, _float_basis, _fro_ub, _g, _imul, _perm, _up
+from .enclosure import Enclosure, EnclosureFailed, _float_basis, _fro_ub, _g, _imul, _perm, _up, scale2
 from .exact_gram import TINY, U, GramData
 
 PREC = 192
@@ -81,11 +81,11 @@ class _Basis:
             raise EnclosureFailed("float eigenvectors are not finite / a column is zero")
         # each column rounded to ``bits`` bits below its largest entry (default w·ndig − 2: ndig digits)
         self.f = np.frexp(mx)[1].astype(np.int64) - (w * ndig - 2 if bits is None else bits)
-        Yr = np.rint(np.ldexp(Yf, -self.f[None, :]))                      # integers, |Yr| ≤ 2^(w·ndig − 2) ≤ 2^53
+        Yr = np.rint(scale2(Yf, -self.f[None, :]))                      # integers, |Yr| ≤ 2^(w·ndig − 2) ≤ 2^53
         self._Yi = Yr.astype(np.int64)
         self._digits = None
         self._lo = 0
-        self.Ym = np.ldexp(Yr, self.f[None, :])                            # exact: scaling by powers of two
+        self.Ym = scale2(Yr, self.f[None, :])                            # exact: scaling by powers of two
         self.Yr = None
 
     @property
@@ -104,7 +104,7 @@ class _Basis:
         tot = np.zeros_like(self.digits[0])
         ab = np.zeros_like(tot)
         for d, D in enumerate(self.digits):
-            t = np.ldexp(D, self.w * (d + self.lo) + self.f[None, :])
+            t = scale2(D, self.w * (d + self.lo) + self.f[None, :])
             tot = tot + t
             ab = ab + np.abs(t)
         self.Ym = tot
@@ -115,14 +115,14 @@ class _Basis:
         """Y ← Y + dY, dY rounded to about 2w bits below its largest entry
         (relative to each column's scale); any exact Y is a valid basis."""
         w = self.w
-        rel = np.ldexp(np.abs(dY), -self.f[None, :])
+        rel = scale2(np.abs(dY), -self.f[None, :])
         mx = float(np.max(rel)) if rel.size else 0.0
         if not np.isfinite(mx) or mx > 2.0 ** 20:
             raise EnclosureFailed("Newton correction is not finite")
         if mx == 0.0:
             return
         lo = (int(np.frexp(mx)[1]) - (2 * w - 2)) // w
-        Di = np.rint(np.ldexp(dY, -(self.f[None, :] + w * lo))).astype(np.int64)   # |Di| ≤ 2^(2w−2)·2^w
+        Di = np.rint(scale2(dY, -(self.f[None, :] + w * lo))).astype(np.int64)   # |Di| ≤ 2^(2w−2)·2^w
         acc = _digits_of_int64(Di, w)
         acc = {q + lo: v for q, v in acc.items()}
         for d, D in enumerate(self.digits):
@@ -141,7 +141,7 @@ def _float_of_digits(Pd, plo: int, Y, w: int, s: int, m: int) -> tuple[np.ndarra
     ab = np.zeros((m, m))
     with np.errstate(over="ignore", invalid="ignore"):
         for q, D in enumerate(Pd):
-            t = np.ldexp(D, w * (q + plo) + Y.f[None, :] - s)
+            t = scale2(D, w * (q + plo) + Y.f[None, :] - s)
             P += t
             ab += np.abs(t)
     return P, ab
@@ -208,7 +208,7 @@ def _exact_cross(A: list, alo: int, B: list, blo: int, w: int) -> tuple[np.ndarr
     ab = np.zeros((m, m))
     with np.errstate(over="ignore", invalid="ignore"):
         for q, X in enumerate(D):
-            t = np.ldexp(X, w * (q + lo))
+            t = scale2(X, w * (q + lo))
             val += t
             ab += np.abs(t)
     if not (np.all(np.isfinite(val)) and np.all(np.isfinite(ab))):
@@ -226,10 +226,10 @@ def _exact_offdiag(Pd: list, plo: int, Y: "_Basis", w: int, p: np.ndarray, s: in
     sc = f[:, None] + f[None, :]
     B2, B2r = _exact_cross(Pd, plo, [D[p] for D in Pd], plo, w)
     H2, H2r = _exact_cross(Y.digits, Y.lo, Pd, plo, w)
-    Bm = np.ldexp(B2, sc - 2 * s - 1)
-    Br = np.ldexp(B2r, sc - 2 * s - 1) + TINY
-    Hm = np.ldexp(H2, sc - s)
-    Hr = np.ldexp(H2r, sc - s) + TINY
+    Bm = scale2(B2, sc - 2 * s - 1)
+    Br = scale2(B2r, sc - 2 * s - 1) + TINY
+    Hm = scale2(H2, sc - s)
+    Hr = scale2(H2r, sc - s) + TINY
     return Bm, Br, Hm, Hr
 
 
