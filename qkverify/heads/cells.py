@@ -562,7 +562,7 @@ def order_symbols(iv: list, n_pos: int) -> list:
 
 
 def profile_enclosures(iv: list, n_pos: int, order: list, frob_L: int, frob_S: fmpq,
-                       tighten: bool = True, unit: fmpq | None = None) -> dict:
+                       tighten: bool = True, unit: fmpq | None = None, pairing: bool = True) -> dict:
     """Enclosures of b, c, d (exact rationals) and 𝒫, ρ, the Lemma 2 bound
     and gap (arb at 256 bits, returned as exact rational endpoints) from
     closed intervals of the nonzero eigenvalues of X (ν units, decreasing;
@@ -615,7 +615,7 @@ def profile_enclosures(iv: list, n_pos: int, order: list, frob_L: int, frob_S: f
     if b[0] > b[1] or c[0] > c[1] or d[0] > d[1]:
         raise ArithmeticError("b + c + d intervals do not meet 1 − a (a bug)")
     out = {"b": b, "c": c, "d": d}
-    if frob_S == 0:
+    if frob_S == 0 or not pairing:      # pairing=False: b, c, d only (the refinement loop's widths)
         return out
     with ctx.workprec(PROFILE_PREC):
         def ball(lo, hi):
@@ -1012,7 +1012,7 @@ def head_spectrum(gd: GramData, rank: int | None, digits: int = 9, budget: Budge
 
     def widths():
         iv, unit = ibounds()
-        enc = profile_enclosures(iv, n_pos, order, frob_L, frob_S, unit=unit)
+        enc = profile_enclosures(iv, n_pos, order, frob_L, frob_S, unit=unit, pairing=False)
         return enc, max((_rel_width(enc[k], floor) for k in coords), default=0.0)
 
     enc, w = widths()
@@ -1033,6 +1033,8 @@ def head_spectrum(gd: GramData, rank: int | None, digits: int = 9, budget: Budge
                      f"(reached {w:.2g})")
     if stuck_all:
         notes.append(f"{len(stuck_all)} cells could not be refined (enclosures and exact counts out of budget)")
+    iv, unit = ibounds()
+    enc = profile_enclosures(iv, n_pos, order, frob_L, frob_S, unit=unit)    # with 𝒫, ρ, the Lemma 2 bound
     # which enclosure failed on this machine is a fact about the machine, not the head:
     # diagnostics, never part of a table or a certificate
     stats["diagnostics"] = list(dec.notes)
