@@ -659,6 +659,9 @@ def _weighty(iv: list, n_pos: int, order: list, frob_L: int, allow: dict, unit: 
     u2 = fmpq(1) if unit is None else unit * unit
     # w·partner/(2‖L‖²)·unit² > allow/pairs  ⇔  w·partner > thr (exact rationals; w, partner in units)
     thr = {k: v * fL2 / (pairs * u2) for k, v in allow.items()}
+    if unit is not None:
+        # integer widths and partners: x > t ⇔ x > ⌊t⌋ for an integer x, so Python integers compare
+        thr = {k: int(v.floor()) for k, v in thr.items()}
     tb, tc, td = thr.get("b"), thr.get("c"), thr.get("d")
     out = set()
     for j, ((a0, a1), (b0, b1)) in enumerate(zip(al, be)):
