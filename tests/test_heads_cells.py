@@ -133,6 +133,52 @@ def test_perturbed_float_eigensolver_gives_identical_cells(monkeypatch):
         assert a["values"] == b["values"]
 
 
+def test_exact_GY_or_float_GY_is_a_cost_choice(monkeypatch):
+    """Whether the float pass takes ĜY exactly (its in-pass estimate of straddling eigenvalues)
+    or in float64 changes no cell and no row value: forced either way, the same certificates'
+    data.  Heads include an ill-conditioned and a spiked one (an outlier dimension)."""
+    heads = _heads()
+    rng = np.random.default_rng(7)
+    q = rng.standard_normal((6, 64)) / 8
+    k = rng.standard_normal((6, 64)) / 8
+    q[:, 5] *= 300.0                                  # outlier dimension: ĜY's float error dominates
+    k[:, 5] *= 300.0
+    heads.append((q.astype(np.float32), k.astype(np.float32)))
+    # low effective rank (the survey bench's "lowrank" kind): the default pass switches to exact ĜY
+    n, N = 8, 96
+    rng = np.random.default_rng(0)
+    V = np.linalg.qr(rng.standard_normal((N, 8)))[0].T
+    s = (1.0 + np.arange(n)) ** -1.5
+    Uq, Uk = (np.linalg.qr(rng.standard_normal((n, n)))[0] for _ in range(2))
+    Aq = rng.standard_normal((n, 8))
+    Ak = Aq * 0.7 + 0.3 * rng.standard_normal((n, 8))
+    q = (Uq * s) @ (Aq @ V) * 0.1 + 1e-3 / np.sqrt(N) * rng.standard_normal((n, N))
+    k = (Uk * s) @ (Ak @ V) * 0.1 + 1e-3 / np.sqrt(N) * rng.standard_normal((n, N))
+    heads.append((q.astype(np.float32), k.astype(np.float32)))
+    opt = HeadOptions(charpoly=False, compare_float=False)
+    real = cells_mod.Pass1
+    routes = []
+
+    def watch(*a, **kw):
+        p = real(*a, **kw)
+        routes.append(p.exact_p)
+        return p
+
+    monkeypatch.setattr(cells_mod, "Pass1", watch)
+    base = [certify_head(_rec(a, b, i), opt) for i, (a, b) in enumerate(heads)]
+    assert routes[-1] is True and False in routes      # both routes taken by default
+    for forced in (True, False):
+        def pass1(gd, gm_s, exact_p=False, Y=None, spacing_exp=None, _f=forced):
+            # forced True: ĜY exact from the start; False: no in-pass switch (spacing_exp=None)
+            return real(gd, gm_s, exact_p=_f or exact_p, Y=Y, spacing_exp=None)
+
+        monkeypatch.setattr(cells_mod, "Pass1", pass1)
+        again = [certify_head(_rec(a, b, i), opt) for i, (a, b) in enumerate(heads)]
+        for i, (x, y) in enumerate(zip(base, again)):
+            assert x["spectrum"].witness() == y["spectrum"].witness(), (forced, i)
+            assert x["values"] == y["values"], (forced, i)
+
+
 def test_every_rigorous_route_gives_the_same_cells(monkeypatch):
     """Cells found from the digit-sliced enclosures, from arb enclosures alone,
     or from exact counts alone are the same (the cell is a fact, not a route)."""
