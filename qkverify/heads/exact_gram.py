@@ -318,30 +318,31 @@ def _slices_of_int(Zi: np.ndarray, N: int) -> tuple[list[np.ndarray], int]:
 def _exact_traces(D: list, lo: int, w: int, n: int) -> tuple[int, int]:
     """(tr(G_KK G_QQ), tr(G_KQ G_KQ)) of G = Σ_q D_q·2^(w(q+lo)) (balanced
     digits, symmetric G), exactly.  Both are sums of entrywise products of n x n
-    blocks (tr(AB) = Σ A_ij B_ij for symmetric A, B; tr(C²) = Σ C_ij (Cᵀ)_ij);
-    the digit pairings are int64 dot products (each term below 2^(2w−2), at
-    most n² terms: below 2^62 for n ≤ 2^10 since 2w ≤ 55 − log₂2n), combined
-    in Python integers."""
+    blocks (tr(AB) = Σ A_ij B_ij for symmetric A, B; tr(C²) = Σ C_ij (Cᵀ)_ij).
+    For each digit pairing and each row i the n products of a row are summed
+    in one batched float64 product: each term is below 2^(2w−2) in absolute
+    value, so the row sums are integers below n·2^(2w−2) ≤ 2^53 (as
+    2w − 2 + log₂2n ≤ 53), exact whatever the order; the n row sums are added
+    in int64 (below n²·2^(2w−2) < 2^62 for n ≤ 2^10) and the pairings
+    combined in Python integers."""
     if n > 1024:
         raise QKInputError(f"d_head = {n} above 1024 is not supported by the exact trace route")
     Q = len(D)
-    Ds = np.stack(D).astype(np.int64)                      # (Q, 2n, 2n)
-    KK = Ds[:, :n, :n].reshape(Q, -1)
-    QQ = Ds[:, n:, n:].reshape(Q, -1)
-    KQ = Ds[:, :n, n:].reshape(Q, -1)
-    QK = Ds[:, n:, :n].reshape(Q, -1)
+    Ds = np.stack(D)                                       # (Q, 2n, 2n) float64 integers
     out = []
-    for X, Y in ((KK, QQ), (KQ, QK)):
-        M = (X @ Y.T).tolist()                            # int64, exact
+    for X, Y in ((Ds[:, :n, :n], Ds[:, n:, n:]), (Ds[:, :n, n:], Ds[:, n:, :n])):
+        # (n, Q, n) @ (n, n, Q): row i of every digit of X against row i of every digit of Y
+        R = np.matmul(X.transpose(1, 0, 2), Y.transpose(1, 2, 0))   # exact row sums, see above
+        M = R.astype(np.int64).sum(axis=0).tolist()                 # (Q, Q), exact in int64
         tot = 0
         for q in range(Q):
             for r in range(Q):
                 v = M[q][r]
                 if v:
                     sh = w * (q + r + 2 * lo)
-                    tot += v << sh if sh >= 0 else 0
                     if sh < 0:
                         raise ArithmeticError("negative digit position in an integer Gram matrix")
+                    tot += v << sh
         out.append(tot)
     return out[0], out[1]
 
