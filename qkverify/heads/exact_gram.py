@@ -121,12 +121,21 @@ class GramData:
         Gm = None
         absum = None
         for sh, P in self.parts:
-            t = np.ldexp(P.astype(np.float64), sh - s)   # int64 < 2^54 -> float: may round (≤ u relative)
-            Gm = t if Gm is None else Gm + t
-            absum = np.abs(t) if absum is None else absum + np.abs(t)
+            k = sh - s
+            # int64 < 2^62 -> float64 may round (≤ u relative); the scaling by 2^k is exact or, below
+            # the normal range, one correct rounding: a product with the normal float 2^k rounds the
+            # same as ldexp, in one pass
+            t = np.multiply(P, 2.0 ** k) if -1022 <= k <= 1023 else np.ldexp(P.astype(np.float64), k)
+            if Gm is None:
+                Gm, absum = t, np.abs(t)
+            else:
+                Gm += t
+                absum += np.abs(t, out=t)
         k = len(self.parts)
         # each conversion and each of the k−1 additions rounds by ≤ u relative to the partial sums
-        Gr = absum * ((k + 1) * U * 1.01) + TINY * (k + 1)
+        Gr = absum
+        Gr *= (k + 1) * U * 1.01
+        Gr += TINY * (k + 1)
         self._gf = (Gm, Gr, s)
         return self._gf
 
