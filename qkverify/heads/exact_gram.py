@@ -100,8 +100,8 @@ class GramData:
         if self._diag is None:
             d = [0] * (2 * self.n)
             for sh, P in self.parts:
-                for i, v in enumerate(np.diag(P).tolist()):
-                    d[i] += int(v) << sh
+                v = np.diagonal(P).tolist()
+                d = [a + (b << sh) for a, b in zip(d, v)] if sh else [a + b for a, b in zip(d, v)]
             self._diag = d
         return self._diag
 
