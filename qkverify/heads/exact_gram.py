@@ -463,12 +463,13 @@ def _window_parts(Zi: np.ndarray, block: int = GRAM_BLOCK) -> list:
     n2, N = Zi.shape
     block = max(1, min(block, N))
     b = (51 - int(np.ceil(np.log2(max(block, 2))))) // 2
-    cmax = np.maximum(Zi.max(axis=0), -Zi.min(axis=0))
-    nzc = cmax > 0
+    # the OR of a column's |Z_ij| has the bit length of its largest entry and the lowest set bit of
+    # its lowest one (−x and x share their lowest set bit)
+    cor = np.bitwise_or.reduce(np.abs(Zi), axis=0)
+    nzc = cor > 0
     if not nzc.any():
         return [(0, np.zeros((n2, n2), np.int64))]
-    cor = np.bitwise_or.reduce(Zi, axis=0)
-    bits = _bitlen(cmax)                                   # |Z_ij| < 2^bits[j]
+    bits = _bitlen(cor)                                    # |Z_ij| < 2^bits[j]
     low = _bitlen(cor & -cor) - 1                          # every entry of column j divisible by 2^low[j]
     tmax = int(bits.max())
     lmin = int(low[nzc].min())
