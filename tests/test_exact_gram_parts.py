@@ -184,3 +184,25 @@ def test_gram_float_below_the_normal_range():
                 assert Gm[i, j] == ref
                 x = Fraction((int(big[i, j]) << sh) + int(small[i, j]), 2 ** s)
                 assert abs(x - Fraction(float(Gm[i, j]))) <= Fraction(float(Gr[i, j]))
+
+
+@pytest.mark.parametrize("spread", [0, 10, 20, 27, 30])
+def test_float32_integers_are_exact(spread):
+    """Z·2^e = M entrywise, on both sides of the 2^51 fast conversion
+    (the integers have about 24 + spread + 2 bits), signs and subnormals included."""
+    from qkverify.heads.exact_gram import _float32_integers
+
+    rng = np.random.default_rng(spread)
+    M = (rng.standard_normal((4, 50)) * 2.0 ** rng.integers(-spread, 1, size=(4, 50))).astype(np.float32)
+    M[0, :2] = [np.float32(0.0), np.float32(-3.5)]
+    if spread == 0:                                                          # subnormals (E' = 1)
+        M *= np.float32(2.0 ** -126)
+        M[1, :2] = [np.float32(1.0e-45), -np.float32(3.0e-39)]
+    Zi, e = _float32_integers(M)
+    ab = M.view(np.uint32) & np.uint32(0x7FFFFFFF)
+    wide = max(int(ab.max()) >> 23, 1) - max(int(ab[ab > 0].min()) >> 23, 1) + 24
+    assert wide <= 51 if spread < 27 else 51 < wide <= 62                   # both conversions reached
+    assert Zi.dtype == np.int64
+    for x, z in zip(M.ravel().tolist(), Zi.ravel().tolist()):
+        assert Fraction(x) == Fraction(z) * Fraction(2) ** e
+    assert np.bitwise_or.reduce(Zi, axis=None) & 1                        # no common power of two left

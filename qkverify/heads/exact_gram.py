@@ -267,6 +267,11 @@ def _dyadic(A: np.ndarray, N: int, mbits: int = 53) -> tuple[list[np.ndarray], i
     return slices, b, e, None
 
 
+#: 1.5·2^52 and its bit pattern (exact float64 <-> int64 conversion of integers below 2^51)
+_MAGIC_F = 1.5 * 2.0 ** 52
+_MAGIC_I = np.int64(0x4338000000000000)
+
+
 def _float32_integers(M32: np.ndarray) -> tuple[np.ndarray, int] | None:
     """Exact M = Zi·2^e for a float32 array.
 
@@ -276,7 +281,8 @@ def _float32_integers(M32: np.ndarray) -> tuple[np.ndarray, int] | None:
     bit patterns: for positive floats the bit order is the value order),
     M·2^{150−E'_min} is an integer matrix: the float64 scaling by a power of
     two is exact, and so is the conversion to int64 while the integers stay
-    below 2^62 (checked from the largest exponent).  A common power of two
+    below 2^62 (checked from the largest exponent; below 2^51 it is done by
+    adding 1.5·2^52 and reading the bit pattern, one fast pass).  A common power of two
     (the lowest set bit of the OR of all entries; two's complement keeps it)
     is then removed.  Returns (Zi, e) or None when Z would need more than 62
     bits (the caller then uses the generic route).  Raises QKInputError on
@@ -295,7 +301,15 @@ def _float32_integers(M32: np.ndarray) -> tuple[np.ndarray, int] | None:
     emax = max(amax >> 23, 1)
     if emax - emin + 24 > 62:
         return None
-    Zi = np.multiply(M32, 2.0 ** (150 - emin), dtype=np.float64).astype(np.int64)   # exact integers < 2^62
+    F = np.multiply(M32, 2.0 ** (150 - emin), dtype=np.float64)   # exact integers below 2^(emax − emin + 24)
+    if emax - emin + 24 <= 51:
+        # |F| < 2^51: F + 1.5·2^52 is exact and lies in [2^52, 2^53), where a float's bit pattern is
+        # that of 2^52 plus its integer offset, so the bits minus those of 1.5·2^52 are F as int64
+        F += _MAGIC_F
+        Zi = F.view(np.int64)
+        Zi -= _MAGIC_I
+    else:
+        Zi = F.astype(np.int64)                       # exact integers < 2^62
     orv = int(np.bitwise_or.reduce(Zi, axis=None))
     t = (orv & -orv).bit_length() - 1
     if t > 0:
