@@ -28,20 +28,30 @@ def digit_width(m: int) -> int:
 
 def carry(acc: dict, w: int) -> tuple[list[np.ndarray], int]:
     """Balanced base-2^w digits of Σ_q acc[q]·2^(wq) (acc: int64 arrays whose
-    entries stay below 2^62).  Returns (digits as float64 arrays, lowest
-    position)."""
+    entries stay below 2^62; not modified).  Returns (digits as float64
+    arrays, lowest position).
+
+    With v the value at a position plus the incoming carry, the outgoing carry
+    is c = ⌊(v + 2^(w−1))/2^w⌋ and the digit v − c·2^w lies in
+    [−2^(w−1), 2^(w−1)): the balanced digit, unique.  |c| ≤ 2^(62−w) + 1, so
+    every v stays below 2^63."""
     keys = sorted(acc)
     lo, hi = keys[0], keys[-1]
     half = 1 << (w - 1)
-    mask = (1 << w) - 1
     out = []
-    carry = np.zeros_like(acc[lo])
+    c = None
     q = lo
-    while q <= hi or carry.any():
-        v = acc[q] + carry if q in acc else carry
-        d = ((v + half) & mask) - half            # in [−2^(w−1), 2^(w−1))
-        carry = (v - d) >> w                      # exact: v − d is a multiple of 2^w
-        out.append(d.astype(np.float64))
+    while q <= hi or c.any():
+        a = acc.get(q)
+        if c is None:
+            v = a
+        else:
+            v = c if a is None else a + c
+        c = v + half
+        np.right_shift(c, w, out=c)                # the carry, floor((v + 2^(w−1)) / 2^w)
+        d = np.empty(v.shape)
+        np.subtract(v, c << w, out=d)              # the digit, |d| ≤ 2^(w−1): exact in float64
+        out.append(d)
         q += 1
     while len(out) > 1 and not out[-1].any():
         out.pop()
@@ -68,11 +78,51 @@ def digits_of_int64(A: np.ndarray, w: int, shift: int = 0) -> dict:
 
 
 def digits_of_parts(parts: list, w: int) -> tuple[list[np.ndarray], int]:
-    """Balanced base-2^w digits of Σ P·2^shift (exact) from int64 parts (shift, P)."""
+    """Balanced base-2^w digits of Σ P·2^shift (exact) from int64 parts (shift, P),
+    |P| < 2^62.
+
+    Each part is placed at position q = ⌊shift/w⌋ with r = shift mod w: as
+    P·2^r when max|P|·2^r fits the position's room, else as
+    (P mod 2^(w−r))·2^r (in [0, 2^w)) at q and ⌊P/2^(w−r)⌋ at q + 1, cut
+    again into its low w bits and the rest one position up while it does not
+    fit.  The sum of the exact bounds (max|P| read from the part) at each
+    position is kept ≤ 2^62, as :func:`carry` requires; when a position has
+    no room left for w bits (thousands of parts near 2^62), every part is
+    cut into balanced digits first (:func:`digits_of_int64`, values below
+    2^(2w−1)).  The lowest position is the smallest ⌊shift/w⌋ either way, so
+    the digits are those of the exact sum, unique."""
     acc: dict = {}
+    room: dict = {}
+    cap = 1 << 62
+    mask = (1 << w) - 1
+
+    def add(q: int, X: np.ndarray, m: int) -> bool:
+        # X·2^(wq) with |X| ≤ m, cut while it does not fit; False when no room at all
+        while room.get(q, 0) + m > cap:
+            if room.get(q, 0) + mask > cap:
+                return False
+            room[q] = room.get(q, 0) + mask
+            lowb = X & mask
+            acc[q] = acc[q] + lowb if q in acc else lowb
+            X = X >> w
+            m = (m >> w) + 1
+            q += 1
+        room[q] = room.get(q, 0) + m
+        acc[q] = acc[q] + X if q in acc else X
+        return True
+
     for sh, P in parts:
-        for q, v in digits_of_int64(P, w, sh).items():
-            acc[q] = acc[q] + v if q in acc else v
+        q, r = divmod(sh, w)
+        m = max(int(P.max()), -int(P.min())) if P.size else 0
+        if (m << r) + room.get(q, 0) <= cap:
+            ok = add(q, P << r if r else P, m << r)
+        else:
+            s = w - r
+            ok = add(q, (P & ((1 << s) - 1)) << r, mask) and add(q + 1, P >> s, (m >> s) + 1)
+        if not ok:
+            acc = {}
+            for sh2, P2 in parts:
+                for q2, v in digits_of_int64(P2, w, sh2).items():
+                    acc[q2] = acc[q2] + v if q2 in acc else v
+            break
     return carry(acc, w)
-
-

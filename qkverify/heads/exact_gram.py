@@ -100,8 +100,8 @@ class GramData:
         if self._diag is None:
             d = [0] * (2 * self.n)
             for sh, P in self.parts:
-                for i, v in enumerate(np.diag(P).tolist()):
-                    d[i] += int(v) << sh
+                v = np.diagonal(P).tolist()
+                d = [a + (b << sh) for a, b in zip(d, v)] if sh else [a + b for a, b in zip(d, v)]
             self._diag = d
         return self._diag
 
@@ -121,12 +121,21 @@ class GramData:
         Gm = None
         absum = None
         for sh, P in self.parts:
-            t = np.ldexp(P.astype(np.float64), sh - s)   # int64 < 2^54 -> float: may round (≤ u relative)
-            Gm = t if Gm is None else Gm + t
-            absum = np.abs(t) if absum is None else absum + np.abs(t)
+            k = sh - s
+            # int64 < 2^62 -> float64 may round (≤ u relative); the scaling by 2^k is exact or, below
+            # the normal range, one correct rounding: a product with the normal float 2^k rounds the
+            # same as ldexp, in one pass
+            t = np.multiply(P, 2.0 ** k) if -1022 <= k <= 1023 else np.ldexp(P.astype(np.float64), k)
+            if Gm is None:
+                Gm, absum = t, np.abs(t)
+            else:
+                Gm += t
+                absum += np.abs(t, out=t)
         k = len(self.parts)
         # each conversion and each of the k−1 additions rounds by ≤ u relative to the partial sums
-        Gr = absum * ((k + 1) * U * 1.01) + TINY * (k + 1)
+        Gr = absum
+        Gr *= (k + 1) * U * 1.01
+        Gr += TINY * (k + 1)
         self._gf = (Gm, Gr, s)
         return self._gf
 
@@ -258,6 +267,11 @@ def _dyadic(A: np.ndarray, N: int, mbits: int = 53) -> tuple[list[np.ndarray], i
     return slices, b, e, None
 
 
+#: 1.5·2^52 and its bit pattern (exact float64 <-> int64 conversion of integers below 2^51)
+_MAGIC_F = 1.5 * 2.0 ** 52
+_MAGIC_I = np.int64(0x4338000000000000)
+
+
 def _float32_integers(M32: np.ndarray) -> tuple[np.ndarray, int] | None:
     """Exact M = Zi·2^e for a float32 array.
 
@@ -267,7 +281,8 @@ def _float32_integers(M32: np.ndarray) -> tuple[np.ndarray, int] | None:
     bit patterns: for positive floats the bit order is the value order),
     M·2^{150−E'_min} is an integer matrix: the float64 scaling by a power of
     two is exact, and so is the conversion to int64 while the integers stay
-    below 2^62 (checked from the largest exponent).  A common power of two
+    below 2^62 (checked from the largest exponent; below 2^51 it is done by
+    adding 1.5·2^52 and reading the bit pattern, one fast pass).  A common power of two
     (the lowest set bit of the OR of all entries; two's complement keeps it)
     is then removed.  Returns (Zi, e) or None when Z would need more than 62
     bits (the caller then uses the generic route).  Raises QKInputError on
@@ -286,7 +301,15 @@ def _float32_integers(M32: np.ndarray) -> tuple[np.ndarray, int] | None:
     emax = max(amax >> 23, 1)
     if emax - emin + 24 > 62:
         return None
-    Zi = np.multiply(M32, 2.0 ** (150 - emin), dtype=np.float64).astype(np.int64)   # exact integers < 2^62
+    F = np.multiply(M32, 2.0 ** (150 - emin), dtype=np.float64)   # exact integers below 2^(emax − emin + 24)
+    if emax - emin + 24 <= 51:
+        # |F| < 2^51: F + 1.5·2^52 is exact and lies in [2^52, 2^53), where a float's bit pattern is
+        # that of 2^52 plus its integer offset, so the bits minus those of 1.5·2^52 are F as int64
+        F += _MAGIC_F
+        Zi = F.view(np.int64)
+        Zi -= _MAGIC_I
+    else:
+        Zi = F.astype(np.int64)                       # exact integers < 2^62
     orv = int(np.bitwise_or.reduce(Zi, axis=None))
     t = (orv & -orv).bit_length() - 1
     if t > 0:
@@ -318,30 +341,31 @@ def _slices_of_int(Zi: np.ndarray, N: int) -> tuple[list[np.ndarray], int]:
 def _exact_traces(D: list, lo: int, w: int, n: int) -> tuple[int, int]:
     """(tr(G_KK G_QQ), tr(G_KQ G_KQ)) of G = Σ_q D_q·2^(w(q+lo)) (balanced
     digits, symmetric G), exactly.  Both are sums of entrywise products of n x n
-    blocks (tr(AB) = Σ A_ij B_ij for symmetric A, B; tr(C²) = Σ C_ij (Cᵀ)_ij);
-    the digit pairings are int64 dot products (each term below 2^(2w−2), at
-    most n² terms: below 2^62 for n ≤ 2^10 since 2w ≤ 55 − log₂2n), combined
-    in Python integers."""
+    blocks (tr(AB) = Σ A_ij B_ij for symmetric A, B; tr(C²) = Σ C_ij (Cᵀ)_ij).
+    For each digit pairing and each row i the n products of a row are summed
+    in one batched float64 product: each term is below 2^(2w−2) in absolute
+    value, so the row sums are integers below n·2^(2w−2) ≤ 2^53 (as
+    2w − 2 + log₂2n ≤ 53), exact whatever the order; the n row sums are added
+    in int64 (below n²·2^(2w−2) < 2^62 for n ≤ 2^10) and the pairings
+    combined in Python integers."""
     if n > 1024:
         raise QKInputError(f"d_head = {n} above 1024 is not supported by the exact trace route")
     Q = len(D)
-    Ds = np.stack(D).astype(np.int64)                      # (Q, 2n, 2n)
-    KK = Ds[:, :n, :n].reshape(Q, -1)
-    QQ = Ds[:, n:, n:].reshape(Q, -1)
-    KQ = Ds[:, :n, n:].reshape(Q, -1)
-    QK = Ds[:, n:, :n].reshape(Q, -1)
+    Ds = np.stack(D)                                       # (Q, 2n, 2n) float64 integers
     out = []
-    for X, Y in ((KK, QQ), (KQ, QK)):
-        M = (X @ Y.T).tolist()                            # int64, exact
+    for X, Y in ((Ds[:, :n, :n], Ds[:, n:, n:]), (Ds[:, :n, n:], Ds[:, n:, :n])):
+        # (n, Q, n) @ (n, n, Q): row i of every digit of X against row i of every digit of Y
+        R = np.matmul(X.transpose(1, 0, 2), Y.transpose(1, 2, 0))   # exact row sums, see above
+        M = R.astype(np.int64).sum(axis=0).tolist()                 # (Q, Q), exact in int64
         tot = 0
         for q in range(Q):
             for r in range(Q):
                 v = M[q][r]
                 if v:
                     sh = w * (q + r + 2 * lo)
-                    tot += v << sh if sh >= 0 else 0
                     if sh < 0:
                         raise ArithmeticError("negative digit position in an integer Gram matrix")
+                    tot += v << sh
         out.append(tot)
     return out[0], out[1]
 
@@ -453,12 +477,13 @@ def _window_parts(Zi: np.ndarray, block: int = GRAM_BLOCK) -> list:
     n2, N = Zi.shape
     block = max(1, min(block, N))
     b = (51 - int(np.ceil(np.log2(max(block, 2))))) // 2
-    cmax = np.maximum(Zi.max(axis=0), -Zi.min(axis=0))
-    nzc = cmax > 0
+    # the OR of a column's |Z_ij| has the bit length of its largest entry and the lowest set bit of
+    # its lowest one (−x and x share their lowest set bit)
+    cor = np.bitwise_or.reduce(np.abs(Zi), axis=0)
+    nzc = cor > 0
     if not nzc.any():
         return [(0, np.zeros((n2, n2), np.int64))]
-    cor = np.bitwise_or.reduce(Zi, axis=0)
-    bits = _bitlen(cmax)                                   # |Z_ij| < 2^bits[j]
+    bits = _bitlen(cor)                                    # |Z_ij| < 2^bits[j]
     low = _bitlen(cor & -cor) - 1                          # every entry of column j divisible by 2^low[j]
     tmax = int(bits.max())
     lmin = int(low[nzc].min())
