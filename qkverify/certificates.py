@@ -13,10 +13,13 @@ replace a different existing file unless ``force`` is given.
 
 from __future__ import annotations
 
+import errno
 import functools
 import hashlib
 import json
+import os
 import platform
+import stat
 from importlib import metadata
 from pathlib import Path
 
@@ -155,9 +158,15 @@ def write(cert: dict, path: str | Path, force: bool = False, check_schema: bool 
     data = canonical_bytes(cert)
     p = Path(path)
     status = "written"
-    if p.is_dir():
+    try:
+        st = os.stat(p)  # one system call for "is it a folder" and "is there a file"
+    except OSError as err:  # as Path.exists: no such file, or a symlink loop
+        if err.errno not in (errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP):
+            raise QKInputError(f"{p}: cannot read the existing certificate ({err.strerror})") from None
+        st = None
+    if st is not None and stat.S_ISDIR(st.st_mode):
         raise QKInputError(f"{p}: is a directory, expected a certificate file")
-    if p.exists():
+    if st is not None:
         try:
             old = p.read_bytes()
         except OSError as err:
