@@ -272,7 +272,12 @@ def _head_coord(s: Subject, k: str) -> DeclResult:
     """A real head's coordinate from its deterministic cells (qkverify.heads.cells): a exact from
     the traces; b, c, d as the enclosures computed from the cells, or exactly 0.  Evidence as the
     kernel's: a exact; b exact only when 0 (decided by signs); c, d certified (their terms are
-    chosen by comparing cells).  Checked against a second quantity: a + b + c + d contains 1."""
+    chosen by comparing cells).  Checked against a second quantity: a + b + c + d contains 1.
+    Computed once per coordinate and statement (``profile`` states the four again)."""
+    return s.memo(("head_coord", k), lambda: _head_coord_of(s, k))
+
+
+def _head_coord_of(s: Subject, k: str) -> DeclResult:
     hs = s.inp.spectrum
     s.witness(s.inp.cells_witness)
     if hs.a is None:  # L = 0: π(0) = (0, 0, 0, 0)
