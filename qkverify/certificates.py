@@ -20,6 +20,7 @@ import json
 import os
 import platform
 import stat
+from itertools import chain
 from importlib import metadata
 from pathlib import Path
 
@@ -66,26 +67,49 @@ def canonical_bytes(cert: dict) -> bytes:
 
 
 _ENC_STR = json.encoder.encode_basestring          # ensure_ascii=False: the C string encoder
+#: the C encoder without indentation, for lists of integer lists (a head's cells): its text is
+#: re-indented by replacing the separators (integers contain no ',', '[' or ']')
+_ENC_COMPACT = json.JSONEncoder(separators=(",", ":")).encode
+
+
+def _float(o: float) -> str:
+    if o != o:
+        return "NaN"
+    if o in (float("inf"), float("-inf")):
+        return "Infinity" if o > 0 else "-Infinity"
+    return float.__repr__(o)
+
+
+#: the text of a scalar by its exact type (json's rules: bool before int, NaN / Infinity spelled as json does)
+_SCALARS = {str: _ENC_STR, int: int.__repr__, float: _float, bool: lambda o: "true" if o else "false",
+            type(None): lambda o: "null"}
 
 
 def _scalar(o) -> str:
+    f = _SCALARS.get(type(o))
+    if f is not None:
+        return f(o)
     if isinstance(o, str):
         return _ENC_STR(o)
-    if o is None:
-        return "null"
-    if o is True:
-        return "true"
-    if o is False:
-        return "false"
+    if isinstance(o, bool):
+        return "true" if o else "false"
     if isinstance(o, int):
         return int.__repr__(o)
     if isinstance(o, float):
-        if o != o:
-            return "NaN"
-        if o in (float("inf"), float("-inf")):
-            return "Infinity" if o > 0 else "-Infinity"
-        return float.__repr__(o)
+        return _float(o)
     raise TypeError(f"Object of type {o.__class__.__name__} is not JSON serializable")
+
+
+def _int_rows(o: list, inner: str) -> str | None:
+    """The text of a non-empty list of non-empty lists of ints (exact type int), None for anything else."""
+    if any(type(v) is not list or not v for v in o):
+        return None
+    if set(map(type, chain.from_iterable(o))) != {int}:
+        return None
+    i2 = inner + " "
+    text = _ENC_COMPACT(o)                               # [[1,2],[3,4]]
+    text = text[2:-2].replace("],[", "\x00").replace(",", "," + i2)
+    return "[" + inner + "[" + i2 + text.replace("\x00", inner + "]," + inner + "[" + i2) + inner + "]"
 
 
 def _indent1(o, nl: str, out: list) -> None:
@@ -97,6 +121,7 @@ def _indent1(o, nl: str, out: list) -> None:
         inner = nl + " "
         out.append("{")
         first = True
+        scalars = _SCALARS
         for k in sorted(o):
             if not isinstance(k, str):
                 raise TypeError("certificate keys must be strings")
@@ -105,7 +130,10 @@ def _indent1(o, nl: str, out: list) -> None:
             out.append(_ENC_STR(k))
             out.append(": ")
             v = o[k]
-            if isinstance(v, (dict, list, tuple)):
+            f = scalars.get(type(v))
+            if f is not None:
+                out.append(f(v))
+            elif isinstance(v, (dict, list, tuple)):
                 _indent1(v, inner, out)
             else:
                 out.append(_scalar(v))
@@ -115,26 +143,25 @@ def _indent1(o, nl: str, out: list) -> None:
             out.append("[]")
             return
         inner = nl + " "
-        out.append("[")
         sep = "," + inner
         kinds = set(map(type, o))
         if kinds == {int}:
-            out.append(inner + sep.join(map(int.__repr__, o)))
-        elif kinds == {list} and all(v and set(map(type, v)) == {int} for v in o):
-            # a list of integer lists (a head's cells): one join per row
-            i2 = inner + " "
-            s2 = "," + i2
-            close = inner + "]"
-            out.append(inner + sep.join("[" + i2 + s2.join(map(int.__repr__, v)) + close for v in o))
-        else:
-            first = True
-            for v in o:
-                out.append(inner if first else sep)
-                first = False
-                if isinstance(v, (dict, list, tuple)):
-                    _indent1(v, inner, out)
-                else:
-                    out.append(_scalar(v))
+            out.append("[" + inner + sep.join(map(int.__repr__, o)) + nl + "]")
+            return
+        if kinds == {list}:
+            text = _int_rows(o, inner)
+            if text is not None:
+                out.append(text + nl + "]")
+                return
+        out.append("[")
+        first = True
+        for v in o:
+            out.append(inner if first else sep)
+            first = False
+            if isinstance(v, (dict, list, tuple)):
+                _indent1(v, inner, out)
+            else:
+                out.append(_scalar(v))
         out.append(nl + "]")
     else:
         out.append(_scalar(o))
