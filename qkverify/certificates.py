@@ -61,9 +61,29 @@ def canonical_bytes(cert: dict) -> bytes:
     b'{\\n "a": {\\n  "x": "\\xc3\\xa9",\\n  "y": []\\n },\\n "b": [\\n  1,\\n  2.5,\\n  null\\n ]\\n}\\n'
     """
     parts: list[str] = []
-    _indent1(cert, "\n", parts)
+    _indent1(cert, "\n", parts, None)
     parts.append("\n")
     return "".join(parts).encode("utf-8")
+
+
+def canonical_bytes_all(certs: list[dict]) -> list[bytes]:
+    """:func:`canonical_bytes` of each certificate; a list or dict that several of them hold (the
+    same object, at the same depth: a head's cells witness, its display row) is written once and
+    its text reused.  Safe: nothing can change an object while this call runs.
+
+    >>> row = {"a": [1, 2], "b": "x"}
+    >>> canonical_bytes_all([{"r": row}, {"r": row, "s": 1}]) == [canonical_bytes({"r": row}),
+    ...                                                        canonical_bytes({"r": row, "s": 1})]
+    True
+    """
+    memo: dict = {}
+    out = []
+    for cert in certs:
+        parts: list[str] = []
+        _indent1(cert, "\n", parts, memo)
+        parts.append("\n")
+        out.append("".join(parts).encode("utf-8"))
+    return out
 
 
 _ENC_STR = json.encoder.encode_basestring          # ensure_ascii=False: the C string encoder
@@ -112,8 +132,27 @@ def _int_rows(o: list, inner: str) -> str | None:
     return "[" + inner + "[" + i2 + text.replace("\x00", inner + "]," + inner + "[" + i2) + inner + "]"
 
 
-def _indent1(o, nl: str, out: list) -> None:
-    """Append the indent-1, sorted-keys JSON text of ``o`` (``nl`` = newline plus the current indent)."""
+#: lists and dicts shorter than this are not worth a memo entry
+_MEMO_MIN = 6
+
+
+def _indent1(o, nl: str, out: list, memo: dict | None) -> None:
+    """Append the indent-1, sorted-keys JSON text of ``o`` (``nl`` = newline plus the current indent);
+    with ``memo``, the text of a large list or dict is kept by (object id, indent) and reused (the
+    objects all stay alive while the caller serializes: an id is not reused meanwhile)."""
+    if memo is not None and isinstance(o, (dict, list, tuple)) and len(o) >= _MEMO_MIN:
+        key = (id(o), nl)
+        text = memo.get(key)
+        if text is None:
+            sub: list[str] = []
+            _emit(o, nl, sub, memo)
+            text = memo[key] = "".join(sub)
+        out.append(text)
+        return
+    _emit(o, nl, out, memo)
+
+
+def _emit(o, nl: str, out: list, memo: dict | None) -> None:
     if isinstance(o, dict):
         if not o:
             out.append("{}")
@@ -134,7 +173,7 @@ def _indent1(o, nl: str, out: list) -> None:
             if f is not None:
                 out.append(f(v))
             elif isinstance(v, (dict, list, tuple)):
-                _indent1(v, inner, out)
+                _indent1(v, inner, out, memo)
             else:
                 out.append(_scalar(v))
         out.append(nl + "}")
@@ -159,7 +198,7 @@ def _indent1(o, nl: str, out: list) -> None:
             out.append(inner if first else sep)
             first = False
             if isinstance(v, (dict, list, tuple)):
-                _indent1(v, inner, out)
+                _indent1(v, inner, out, memo)
             else:
                 out.append(_scalar(v))
         out.append(nl + "]")
@@ -182,8 +221,22 @@ def write(cert: dict, path: str | Path, force: bool = False, check_schema: bool 
     """
     if check_schema:
         validate(cert)
-    data = canonical_bytes(cert)
-    p = Path(path)
+    return _write_bytes(cert, canonical_bytes(cert), Path(path), force)
+
+
+def write_all(items: list[tuple[dict, str | Path]], force: bool = False, check_schema: bool = True) -> list[str]:
+    """:func:`write` of each (certificate, path), in order; the certificates are serialized together
+    (:func:`canonical_bytes_all`: what they share is written once).  Same bytes, statuses and errors
+    as :func:`write` one by one (a certificate is validated before any is written)."""
+    if check_schema:
+        for cert, _ in items:
+            validate(cert)
+    datas = canonical_bytes_all([cert for cert, _ in items])
+    return [_write_bytes(cert, data, Path(path), force) for (cert, path), data in zip(items, datas)]
+
+
+def _write_bytes(cert: dict, data: bytes, p: Path, force: bool) -> str:
+    """:func:`write` once ``data`` = canonical_bytes(cert)."""
     status = "written"
     try:
         st = os.stat(p)  # one system call for "is it a folder" and "is there a file"
