@@ -20,11 +20,11 @@ import json
 import os
 import platform
 import stat
-from itertools import chain
 from importlib import metadata
 from pathlib import Path
 
 from .errors import CertificateExists, QKInputError
+from .io.jsontext import indent1
 from .io.outputs import atomic_write_bytes
 
 _DEPS = ("python-flint", "sympy", "mpmath", "numpy", "jsonschema", "hypothesis")
@@ -54,16 +54,13 @@ def canonical_bytes(cert: dict) -> bytes:
     """Canonical UTF-8 JSON (sorted keys, indent 1, trailing newline): byte-identical for equal certificates.
 
     The bytes are those of ``json.dumps(cert, sort_keys=True, indent=1, ensure_ascii=False)``
-    plus a newline; :func:`_indent1` writes them without the standard library's pure-Python
+    plus a newline; :func:`qkverify.io.jsontext.indent1` writes them without the standard library's pure-Python
     indenting encoder (some 5x faster on a head certificate; tests compare both).
 
     >>> canonical_bytes({"b": [1, 2.5, None], "a": {"x": "é", "y": []}})
     b'{\\n "a": {\\n  "x": "\\xc3\\xa9",\\n  "y": []\\n },\\n "b": [\\n  1,\\n  2.5,\\n  null\\n ]\\n}\\n'
     """
-    parts: list[str] = []
-    _indent1(cert, "\n", parts, None)
-    parts.append("\n")
-    return "".join(parts).encode("utf-8")
+    return (indent1(cert, sort_keys=True) + "\n").encode("utf-8")
 
 
 def canonical_bytes_all(certs: list[dict]) -> list[bytes]:
@@ -77,133 +74,7 @@ def canonical_bytes_all(certs: list[dict]) -> list[bytes]:
     True
     """
     memo: dict = {}
-    out = []
-    for cert in certs:
-        parts: list[str] = []
-        _indent1(cert, "\n", parts, memo)
-        parts.append("\n")
-        out.append("".join(parts).encode("utf-8"))
-    return out
-
-
-_ENC_STR = json.encoder.encode_basestring          # ensure_ascii=False: the C string encoder
-#: the C encoder without indentation, for lists of integer lists (a head's cells): its text is
-#: re-indented by replacing the separators (integers contain no ',', '[' or ']')
-_ENC_COMPACT = json.JSONEncoder(separators=(",", ":")).encode
-
-
-def _float(o: float) -> str:
-    if o != o:
-        return "NaN"
-    if o in (float("inf"), float("-inf")):
-        return "Infinity" if o > 0 else "-Infinity"
-    return float.__repr__(o)
-
-
-#: the text of a scalar by its exact type (json's rules: bool before int, NaN / Infinity spelled as json does)
-_SCALARS = {str: _ENC_STR, int: int.__repr__, float: _float, bool: lambda o: "true" if o else "false",
-            type(None): lambda o: "null"}
-
-
-def _scalar(o) -> str:
-    f = _SCALARS.get(type(o))
-    if f is not None:
-        return f(o)
-    if isinstance(o, str):
-        return _ENC_STR(o)
-    if isinstance(o, bool):
-        return "true" if o else "false"
-    if isinstance(o, int):
-        return int.__repr__(o)
-    if isinstance(o, float):
-        return _float(o)
-    raise TypeError(f"Object of type {o.__class__.__name__} is not JSON serializable")
-
-
-def _int_rows(o: list, inner: str) -> str | None:
-    """The text of a non-empty list of non-empty lists of ints (exact type int), None for anything else."""
-    if any(type(v) is not list or not v for v in o):
-        return None
-    if set(map(type, chain.from_iterable(o))) != {int}:
-        return None
-    i2 = inner + " "
-    text = _ENC_COMPACT(o)                               # [[1,2],[3,4]]
-    text = text[2:-2].replace("],[", "\x00").replace(",", "," + i2)
-    return "[" + inner + "[" + i2 + text.replace("\x00", inner + "]," + inner + "[" + i2) + inner + "]"
-
-
-#: lists and dicts shorter than this are not worth a memo entry
-_MEMO_MIN = 6
-
-
-def _indent1(o, nl: str, out: list, memo: dict | None) -> None:
-    """Append the indent-1, sorted-keys JSON text of ``o`` (``nl`` = newline plus the current indent);
-    with ``memo``, the text of a large list or dict is kept by (object id, indent) and reused (the
-    objects all stay alive while the caller serializes: an id is not reused meanwhile)."""
-    if memo is not None and isinstance(o, (dict, list, tuple)) and len(o) >= _MEMO_MIN:
-        key = (id(o), nl)
-        text = memo.get(key)
-        if text is None:
-            sub: list[str] = []
-            _emit(o, nl, sub, memo)
-            text = memo[key] = "".join(sub)
-        out.append(text)
-        return
-    _emit(o, nl, out, memo)
-
-
-def _emit(o, nl: str, out: list, memo: dict | None) -> None:
-    if isinstance(o, dict):
-        if not o:
-            out.append("{}")
-            return
-        inner = nl + " "
-        out.append("{")
-        first = True
-        scalars = _SCALARS
-        for k in sorted(o):
-            if not isinstance(k, str):
-                raise TypeError("certificate keys must be strings")
-            out.append(inner if first else "," + inner)
-            first = False
-            out.append(_ENC_STR(k))
-            out.append(": ")
-            v = o[k]
-            f = scalars.get(type(v))
-            if f is not None:
-                out.append(f(v))
-            elif isinstance(v, (dict, list, tuple)):
-                _indent1(v, inner, out, memo)
-            else:
-                out.append(_scalar(v))
-        out.append(nl + "}")
-    elif isinstance(o, (list, tuple)):
-        if not o:
-            out.append("[]")
-            return
-        inner = nl + " "
-        sep = "," + inner
-        kinds = set(map(type, o))
-        if kinds == {int}:
-            out.append("[" + inner + sep.join(map(int.__repr__, o)) + nl + "]")
-            return
-        if kinds == {list}:
-            text = _int_rows(o, inner)
-            if text is not None:
-                out.append(text + nl + "]")
-                return
-        out.append("[")
-        first = True
-        for v in o:
-            out.append(inner if first else sep)
-            first = False
-            if isinstance(v, (dict, list, tuple)):
-                _indent1(v, inner, out, memo)
-            else:
-                out.append(_scalar(v))
-        out.append(nl + "]")
-    else:
-        out.append(_scalar(o))
+    return [(indent1(cert, sort_keys=True, memo=memo) + "\n").encode("utf-8") for cert in certs]
 
 
 def write(cert: dict, path: str | Path, force: bool = False, check_schema: bool = True) -> str:

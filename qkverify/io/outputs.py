@@ -286,10 +286,21 @@ def atomic_write_csv(path: str | Path, header: list[str], rows) -> Path:
 
 
 def atomic_write_json(path: str | Path, doc, indent: int = 1) -> Path:
-    """A JSON document (UTF-8, a final newline) written atomically."""
+    """A JSON document (UTF-8, a final newline) written atomically: the text of
+    ``json.dumps(doc, indent=indent, ensure_ascii=False)``."""
     import json
 
-    return atomic_write_text(path, json.dumps(doc, indent=indent, ensure_ascii=False) + "\n")
+    text = None
+    if indent == 1:
+        from .jsontext import indent1
+
+        try:
+            text = indent1(doc)
+        except (TypeError, RecursionError):  # a key json converts, or an error json names
+            text = None
+    if text is None:
+        text = json.dumps(doc, indent=indent, ensure_ascii=False)
+    return atomic_write_text(path, text + "\n")
 
 
 def atomic_savefig(fig, path: str | Path, **savefig_kw) -> Path:
