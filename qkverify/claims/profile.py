@@ -302,7 +302,7 @@ def _head_coord(s: Subject, k: str) -> DeclResult:
 PROFILE_DEF_KINDS = PROFILE_KINDS + ("weights",)
 for _k in "ABCD":
     declaration_check(f"profile{_k}", PROFILE_DEF_KINDS)(
-        lambda s, k=_k.lower(): _head_coord(s, k) if s.kind == "weights" else _coord_check(s, k))
+        lambda s, k=_k.lower(): _head_coord_once(s, k) if s.kind == "weights" else _coord_check(s, k))
 
 
 @declaration_check("profile", PROFILE_DEF_KINDS)
@@ -311,7 +311,7 @@ def _profile(s: Subject) -> DeclResult:
     definition (:func:`_coord_check`: the exact value inside the term-by-term enclosure), and the
     four stated in that order."""
     if s.kind == "weights":
-        parts = [_head_coord(s, k) for k in "abcd"]
+        parts = [_head_coord_once(s, k) for k in "abcd"]
         concl = None if any(r.conclusion is None for r in parts) else all(r.conclusion for r in parts)
         ev = "exact" if all(r.evidence == "exact" for r in parts) else "certified"
         return DeclResult(concl, ev, V.listv([r.value for r in parts]))
@@ -936,3 +936,10 @@ def _locus(s: Subject) -> DeclResult:
         return DeclResult(False, reason="N = 1: every 1 × 1 matrix is symmetric, a = 0 ≠ p.a")
     s.witness(w)
     return DeclResult(_realises(w, p))
+
+
+# (here, at the end, so that the line ranges the conformance sheet names above stay put)
+def _head_coord_once(s: Subject, k: str) -> DeclResult:
+    """:func:`_head_coord` once per coordinate and statement: ``profile`` states the four again
+    (memoised; the cells witness it asks for is asked for again on every use)."""
+    return s.memo(("head_coord", k), lambda: _head_coord(s, k))

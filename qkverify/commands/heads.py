@@ -315,7 +315,7 @@ def _survey_report(all_rows: list[dict], specs, base: Path, args) -> None:
 
 
 def _one_model(spec, layers, cfg, args, base: Path, multi: bool, client) -> tuple[int, list[dict], str, dict]:
-    from ..certificates import write
+    from ..certificates import write_all
     from ..heads.certificate import certificates_for
     from ..heads.output import plot, summary_lines, table_document, theorem3_summary, write_csv, write_json
     from ..heads.run import ModelRef, certificate_values, iter_sorted, register, run_dask, run_local, strip_private
@@ -367,9 +367,11 @@ def _one_model(spec, layers, cfg, args, base: Path, multi: bool, client) -> tupl
             r = res["row"]
             # the schema (the contract with the kernel) is checked on the run's first head; every head's
             # certificates have the same shape, and the per-head check cost more than the head itself
-            for suffix, cert in certificates_for(res, res["source"], res["values"], wdir, out):
-                write(cert, out / f"L{r['layer']:02d}H{r['head']:02d}{suffix}.json", force=args.force,
-                      check_schema=n_cert == 0)
+            # both written together: the text of what they share (cells witness, display row) is made once
+            stem = f"L{r['layer']:02d}H{r['head']:02d}"
+            write_all([(cert, out / f"{stem}{suffix}.json")
+                       for suffix, cert in certificates_for(res, res["source"], res["values"], wdir, out)],
+                      force=args.force, check_schema=n_cert == 0)
         if not args.no_certificates:
             n_cert += 1
         results.append(res)

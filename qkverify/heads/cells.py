@@ -464,10 +464,15 @@ class HeadSpectrum:
         return out, _p2(g - R)
 
     def witness(self) -> dict:
-        """The certificate witness of kind ``cells`` (JSON-ready, deterministic)."""
+        """The certificate witness of kind ``cells`` (JSON-ready, deterministic).  A fresh dict
+        on each call; its ``cells`` list is built once per spectrum (a head's two certificates
+        ask for it some ten times) and shared between the calls: callers only read it."""
+        cached = self.__dict__.get("_witness_cells")
+        if cached is None or cached[0] is not self.cells or cached[1] != len(self.cells):
+            cached = (self.cells, len(self.cells), [[int(k), int(r), int(c)] for k, r, c in self.cells])
+            self.__dict__["_witness_cells"] = cached
         return {"kind": "cells", "of": "JZZt", "scale_exponent": self.scale_exponent,
-                "grid_exponent": self.grid_exponent, "zero": self.zero,
-                "cells": [[int(k), int(r), int(c)] for k, r, c in self.cells]}
+                "grid_exponent": self.grid_exponent, "zero": self.zero, "cells": cached[2]}
 
     def interval_strings(self, name: str, sig: int) -> tuple[str, str] | None:
         """The enclosure of ``name`` rounded outward to ``sig`` significant

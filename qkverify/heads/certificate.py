@@ -113,12 +113,20 @@ def path_hints(source: dict, weights_dir: Path | str | None, cert_dir: Path | st
     if weights_dir is None or cert_dir is None:
         return {}
     out = {}
+    wd, cd = _resolved(os.fspath(weights_dir), os.fspath(cert_dir), os.getcwd())
     for t in source.get("tensors", []):
         name = t.get("file", source.get("file", ""))
-        hint = _hint(str(Path(weights_dir).resolve()), str(Path(cert_dir).resolve()), name) if name else None
+        hint = _hint(wd, cd, name) if name else None
         if hint is not None:
             out[name] = hint
     return out
+
+
+@functools.lru_cache(maxsize=64)
+def _resolved(weights_dir: str, cert_dir: str, cwd: str) -> tuple[str, str]:
+    """Both folders resolved (cached per run: resolving walks every component with system calls;
+    ``cwd`` keys a relative folder)."""
+    return str(Path(weights_dir).resolve()), str(Path(cert_dir).resolve())
 
 
 @functools.lru_cache(maxsize=256)

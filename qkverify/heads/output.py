@@ -53,11 +53,15 @@ SURVEY_EXTRA = ["d_model", "d_head", "rank_M", "a_exact", "b_lo", "b_hi", "c_lo"
                 "face_b0", "face_c0", "face_d0", "pairing_lo", "pairing_hi", "float64_disagrees", "float64_flags"]
 
 
+#: (file column, row key) of every column, in order
+_ROW_PAIRS = tuple((c, ROW_KEY.get(c, c)) for c in COLUMNS + JSON_EXTRA)
+
+
 def output_row(r: dict) -> dict:
     """A certifier's row in the files' vocabulary: ``d_model``/``d_head`` for
     N/n, and ``random_baseline`` as a number beside its exact
     ``random_baseline_exact``."""
-    out = {c: r.get(ROW_KEY.get(c, c)) for c in COLUMNS + JSON_EXTRA if ROW_KEY.get(c, c) in r}
+    out = {c: r[k] for c, k in _ROW_PAIRS if k in r}
     rb = r.get("random_baseline")
     if isinstance(rb, str) and rb:
         from fractions import Fraction
@@ -68,6 +72,11 @@ def output_row(r: dict) -> dict:
 
 
 def _cell(v):
+    t = type(v)
+    if t is str or t is int or t is bool:   # the common cells first (the same as below)
+        return v
+    if t is float:
+        return float.__repr__(v)
     if v is None:
         return ""
     if isinstance(v, np.bool_):

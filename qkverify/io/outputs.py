@@ -22,6 +22,7 @@ newer than this process) is never touched; nor is any file of another name.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import secrets
@@ -41,10 +42,20 @@ TEMP_PATTERN = re.compile(r"^\.(?P<target>.+)\.(?P<host>[A-Za-z0-9-]+)\.(?P<pid>
 
 _cleaned: set[str] = set()
 
+#: folders (as given, with the working folder for a relative one) that existed and were scanned in
+#: this process: a write into one of them neither scans nor resolves nor creates it again
+_ready: set = set()
 
+
+def _dir_key(d: str) -> tuple[str, str]:
+    """The fast-path key of a folder as given: no path resolution (a system call per component)."""
+    return (d, "") if os.path.isabs(d) else (d, os.getcwd())
+
+
+@functools.lru_cache(maxsize=1)
 def _host() -> str:
     """This machine's host name reduced to ``[A-Za-z0-9-]`` (at most 40
-    characters; ``"host"`` when it has none)."""
+    characters; ``"host"`` when it has none).  Read once per process."""
     return re.sub(r"[^A-Za-z0-9-]+", "-", socket.gethostname()).strip("-")[:40] or "host"
 
 
@@ -86,8 +97,14 @@ def clean_stale_temporaries(directory: str | Path, *, force_rescan: bool = False
     effort and never stops a write.  Each folder is scanned once per process
     unless ``force_rescan``.
     """
+    fast = _dir_key(os.fspath(directory))
+    if fast in _ready and not force_rescan:
+        return []
     d = Path(directory)
-    key = str(d.resolve()) if d.exists() else str(d)
+    exists = d.is_dir()
+    key = str(d.resolve()) if exists else str(d)
+    if exists:
+        _ready.add(fast)
     if key in _cleaned and not force_rescan:
         return []
     _cleaned.add(key)
@@ -180,26 +197,40 @@ def ensure_dir(directory: str | Path, what: str = "output folder") -> Path:
     return d
 
 
+_FCHMOD = hasattr(os, "fchmod")   # not on Windows
+
+
 def atomic_write_bytes(path: str | Path, data: bytes, mode: int = 0o644) -> Path:
     """Write ``data`` to ``path`` atomically (temporary file, fsync, rename):
     a reader sees the old file or the new one, never a part.  Stale
     temporaries in the folder are cleaned first (see
-    :func:`clean_stale_temporaries`).  Raises QKInputError when the folder
-    cannot be created or written."""
+    :func:`clean_stale_temporaries`; once per folder and process).  Raises
+    QKInputError when the folder cannot be created or written."""
     p = Path(path)
-    ensure_dir(p.parent)
-    clean_stale_temporaries(p.parent)
-    tmp = temp_path(p)
+    folder = os.fspath(p.parent)
+    if _dir_key(folder) not in _ready:  # first write here: create the folder, clean it
+        ensure_dir(folder)
+        clean_stale_temporaries(folder)
+    tmp = os.path.join(folder, f".{p.name}.{_host()}.{os.getpid()}.{secrets.token_hex(6)}.tmp")  # temp_path(p)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            fd = os.open(tmp, flags, 0o600)
+        except FileNotFoundError:  # the folder was removed since this process last wrote there
+            _ready.discard(_dir_key(folder))
+            ensure_dir(folder)
+            fd = os.open(tmp, flags, 0o600)
     except OSError as err:
         raise QKInputError(f"{p}: cannot write ({_why(err)})") from None
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
+            if _FCHMOD:
+                os.fchmod(fd, mode)
+            os.fsync(fd)
+        if not _FCHMOD:
+            os.chmod(tmp, mode)
         os.replace(tmp, p)
     except BaseException as err:
         try:
@@ -255,10 +286,21 @@ def atomic_write_csv(path: str | Path, header: list[str], rows) -> Path:
 
 
 def atomic_write_json(path: str | Path, doc, indent: int = 1) -> Path:
-    """A JSON document (UTF-8, a final newline) written atomically."""
+    """A JSON document (UTF-8, a final newline) written atomically: the text of
+    ``json.dumps(doc, indent=indent, ensure_ascii=False)``."""
     import json
 
-    return atomic_write_text(path, json.dumps(doc, indent=indent, ensure_ascii=False) + "\n")
+    text = None
+    if indent == 1:
+        from .jsontext import indent1
+
+        try:
+            text = indent1(doc)
+        except (TypeError, RecursionError):  # a key json converts, or an error json names
+            text = None
+    if text is None:
+        text = json.dumps(doc, indent=indent, ensure_ascii=False)
+    return atomic_write_text(path, text + "\n")
 
 
 def atomic_savefig(fig, path: str | Path, **savefig_kw) -> Path:
