@@ -567,7 +567,8 @@ def order_symbols(iv: list, n_pos: int) -> list:
 
 
 def profile_enclosures(iv: list, n_pos: int, order: list, frob_L: int, frob_S: fmpq,
-                       tighten: bool = True, unit: fmpq | None = None, pairing: bool = True) -> dict:
+                       tighten: bool = True, unit: fmpq | None = None, pairing: bool = True,
+                       raw: dict | None = None) -> dict:
     """Enclosures of b, c, d (exact rationals) and 𝒫, ρ, the Lemma 2 bound
     and gap (arb at 256 bits, returned as exact rational endpoints) from
     closed intervals of the nonzero eigenvalues of X (ν units, decreasing;
@@ -609,6 +610,8 @@ def profile_enclosures(iv: list, n_pos: int, order: list, frob_L: int, frob_S: f
     b = (blo / (2 * fL), bhi / (2 * fL))
     c = (clo / (4 * fL), chi / (4 * fL))
     d = (dlo / (4 * fL), dhi / (4 * fL))
+    if raw is not None:   # the caller also keeps the untightened ones
+        raw.update(b=b, c=c, d=d)
     if not tighten:  # straight from the cells: what the kernel recomputes from the witness
         return {"b": b, "c": c, "d": d}
     # Theorem 4: b + c + d = 1 − a = frob_S/frob_L exactly; intersect each
@@ -1042,7 +1045,8 @@ def head_spectrum(gd: GramData, rank: int | None, digits: int = 9, budget: Budge
     if stuck_all:
         notes.append(f"{len(stuck_all)} cells could not be refined (enclosures and exact counts out of budget)")
     iv, unit = ibounds()
-    enc = profile_enclosures(iv, n_pos, order, frob_L, frob_S, unit=unit)    # with 𝒫, ρ, the Lemma 2 bound
+    raw: dict = {}
+    enc = profile_enclosures(iv, n_pos, order, frob_L, frob_S, unit=unit, raw=raw)    # with 𝒫, ρ, the Lemma 2 bound
     # which enclosure failed on this machine is a fact about the machine, not the head:
     # diagnostics, never part of a table or a certificate
     stats["diagnostics"] = list(dec.notes)
@@ -1060,8 +1064,11 @@ def head_spectrum(gd: GramData, rank: int | None, digits: int = 9, budget: Budge
         enc = {}
     stats["levels"] = {str(r): c for r, c in sorted(Counter(level).items())}
     stats["path_final"] = dec.name
-    return HeadSpectrum(n, N, gd.e, g, zero, cells, n_pos, n_neg, order, faces, frob_L, tr_L2, a, sym, enc,
-                        equal_pairs, stats, notes, rank_M=rank)
+    hs = HeadSpectrum(n, N, gd.e, g, zero, cells, n_pos, n_neg, order, faces, frob_L, tr_L2, a, sym, enc,
+                      equal_pairs, stats, notes, rank_M=rank)
+    if frob_L and hs.int_bounds() == (iv, unit):
+        hs._cell_enc = raw          # what cell_enclosures() computes from these very intervals
+    return hs
 
 
 def _exact_ties(order: list, counter: ExactCounter, n_pos: int, zero: int, notes: list) -> tuple[list, list, dict]:
