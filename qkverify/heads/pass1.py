@@ -479,9 +479,17 @@ def _products_cols(Gd: list, glo: int, Y: "_SubBasis", w: int) -> tuple[list, in
 
 
 class _SubBasis:
-    """The columns ``cols`` of a :class:`.sliced._Basis` (digits and scale)."""
+    """The columns ``cols`` of a :class:`.sliced._Basis` (digits and scale).  When the basis has
+    not split itself into digits yet (a well-conditioned head refines a few columns only), the
+    digits of these columns alone: balanced digits are unique, so they are the basis's digits of
+    those columns (the all-zero top digits of the subset dropped)."""
 
     def __init__(self, Y: _Basis, cols):
-        self.digits = [D[:, cols] for D in Y.digits]
-        self.lo = Y.lo
+        if Y._digits is None:
+            from .digits import carry, digits_of_int64
+
+            self.digits, self.lo = carry(digits_of_int64(Y._Yi[:, cols], Y.w), Y.w)
+        else:
+            self.digits = [D[:, cols] for D in Y.digits]
+            self.lo = Y.lo
         self.f = Y.f[cols]
