@@ -296,17 +296,21 @@ def _balls(lo: np.ndarray, hi: np.ndarray, s: int) -> list:
 
 
 def scale2(x, e):
-    """``np.ldexp(x, e)`` bit for bit, about ten times faster: x·2^e by one multiplication by the
-    exact power of two 2^e whenever every 2^e is a normal float (an integer ``e``, or an integer
-    array that broadcasts against the float array ``x``).  IEEE multiplication rounds x·2^e
+    """``np.ldexp(x, e)`` bit for bit, about ten times faster: for a float64 array x, x·2^e by one
+    multiplication by the exact power of two 2^e whenever every 2^e is a normal float (an integer
+    ``e``, or an integer array that broadcasts against ``x``).  IEEE multiplication rounds x·2^e
     correctly, and so does ldexp (exact unless the result under- or overflows, then correctly
-    rounded / ±inf alike); outside that exponent range, ldexp itself.
+    rounded / ±inf alike); outside that exponent range, or for any other x, ldexp itself.
 
     >>> import numpy as np
     >>> x = np.array([3.0, -0.75, 5e-324, 1e300, float("nan")])
     >>> all(np.array_equal(scale2(x, e), np.ldexp(x, e), equal_nan=True) for e in (-1100, -1074, -60, 0, 7, 20))
     True
     """
+    if getattr(x, "dtype", None) != np.float64:
+        # a float32 / float16 x would take the product in its own type (NumPy's weak Python
+        # scalars: 2^200 is inf in float32) and an array exponent would promote it to float64
+        return np.ldexp(x, e)
     if isinstance(e, (int, np.integer)):
         e = int(e)
         return x * _P2F(e) if -1022 <= e <= 1023 else np.ldexp(x, e)

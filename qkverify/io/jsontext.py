@@ -25,7 +25,12 @@ def indent1(obj, sort_keys: bool = False, memo: dict | None = None) -> str:
     the text of a list or dict met again (the same object at the same depth) is reused.  Raises
     TypeError for a key that is not a string or a value JSON cannot hold."""
     out: list[str] = []
-    _indent1(obj, "\n", out, memo, sort_keys)
+    try:
+        _indent1(obj, "\n", out, memo, sort_keys)
+    except RecursionError:
+        # two frames per level here, one in json's encoder: a document deep enough for this
+        # engine's recursion but not for json's gets json's text (or json's error)
+        return json.dumps(obj, indent=1, ensure_ascii=False, sort_keys=sort_keys)
     return "".join(out)
 
 
