@@ -258,8 +258,10 @@ def cells_of(w: dict, X: fmpz_mat) -> Cells:
 
     1. the cells are sorted and disjoint (each hi ≤ the next lo);
     2. each cell holds at least c roots: for c = 1 a sign change P(lo)·P(hi) < 0 (a root in
-       (lo, hi) ⊂ [lo, hi)), otherwise the count with multiplicity on [lo, hi), and the c roots
-       are one value (one distinct root of P there);
+       (lo, hi) ⊂ [lo, hi)), otherwise the count with multiplicity on [lo, hi); whether its roots
+       are one value (one distinct root of P there) is recorded with the cell -- two distinct
+       eigenvalues may share a cell, and then no value is ever declared equal to one of them
+       (:func:`.rules.definition6.cell_cmp`);
     3. Σ c = deg P.  Then each cell holds exactly c roots and none lies outside the cells
        (a cell holding more would leave fewer than deg P for the others).
 
@@ -284,10 +286,11 @@ def cells_of(w: dict, X: fmpz_mat) -> Cells:
     R = squarefree(P)
     boxes = []
     for i, (lo, hi, c) in enumerate(ends):
+        one = True                      # a sign change with c = 1: one root
         if not (c == 1 and sign_at(P, lo) * sign_at(P, hi) < 0):
-            require(count_with_multiplicity(P, lo, hi) >= c and roots_in(R, lo, hi) == 1, what,
-                    f"cell {i} does not hold {c} roots of one value")
-        boxes.extend([Box(lo, hi)] * c)
+            require(count_with_multiplicity(P, lo, hi) >= c, what, f"cell {i} does not hold {c} roots")
+            one = roots_in(R, lo, hi) == 1
+        boxes.extend([Box(lo, hi, False, (lo, hi, 1, one))] * c)
     require(len(boxes) == P.degree(), what, f"the cells hold {len(boxes)} roots, the polynomial has {P.degree()}")
     return Cells(boxes, z, full)
 

@@ -86,6 +86,28 @@ def test_equal_values_in_touching_cells_are_equal_and_different_ones_never():
     from qkverify.kernel.jsonio import Undecided
 
     Pn = fmpz_poly([-8, 1]) * fmpz_poly([-2, 1]) * fmpz_poly([8, 1]) ** 2
-    assert cell_cmp((fmpq(8), fmpq(16), 1), (fmpq(-8), fmpq(0), -1), Pn) == 0
+    assert cell_cmp((fmpq(8), fmpq(16), 1, True), (fmpq(-8), fmpq(0), -1, True), Pn) == 0
     with pytest.raises(Undecided):
-        cell_cmp((fmpq(0), fmpq(8), 1), (fmpq(-8), fmpq(0), -1), Pn)
+        cell_cmp((fmpq(0), fmpq(8), 1, True), (fmpq(-8), fmpq(0), -1, True), Pn)
+    # a cell holding two distinct values, 8 and 9, meets the mirror of [−8, 0) at 8, where ±8 are
+    # roots: u may be 9, so never "equal"
+    P2 = fmpz_poly([-8, 1]) * fmpz_poly([-9, 1]) * fmpz_poly([8, 1])
+    with pytest.raises(Undecided):
+        cell_cmp((fmpq(8), fmpq(16), 1, False), (fmpq(-8), fmpq(0), -1, True), P2)
+
+
+def test_a_cell_may_hold_two_distinct_eigenvalues_and_counts_still_bind():
+    """cells_of: a cell of count 2 holding two distinct roots is a true statement (the count with
+    multiplicity on [lo, hi) is 2) and is recorded as not one value; a count the cell does not
+    hold is invalid."""
+    from flint import fmpq, fmpz_mat
+
+    from qkverify.kernel.jsonio import Invalid
+    from qkverify.kernel.witnesses import cells_of
+
+    X = fmpz_mat([[9, 0, 0], [0, 10, 0], [0, 0, -8]])      # ν = 9, 10, −8: grid 2^3
+    ok = cells_of({"zero": 0, "grid_exponent": 3, "cells": [[-1, 0, 1], [1, 0, 2]]}, X)
+    assert [b.cell[3] for b in ok.boxes] == [True, False, False]
+    assert (ok.boxes[1].lo, ok.boxes[1].hi) == (fmpq(8), fmpq(16))
+    with pytest.raises(Invalid):
+        cells_of({"zero": 0, "grid_exponent": 3, "cells": [[-1, 0, 2], [1, 0, 1]]}, X)

@@ -23,7 +23,7 @@ def head_spectrum(q: Ctx) -> tuple[list[Real], int]:
         c, e = q.fact("cells", "JZZt"), q.head_Z()[1]
         boxes = c.boxes
         f = fmpq(2) ** (2 * e) / 2 if e >= 0 else fmpq(1, 2 ** (-2 * e)) / 2
-        vals: list[Real] = [Box(b.lo * f, b.hi * f, True, (b.lo, b.hi, 1)) for b in boxes]
+        vals: list[Real] = [Box(b.lo * f, b.hi * f, True, (b.lo, b.hi, 1, b.cell[3])) for b in boxes]
         return vals, q.N - len(vals)
 
     return q.memo("headspec", build)
@@ -228,28 +228,34 @@ def _neg(x: Real) -> Real:
     if isinstance(x, fmpq):
         return -x
     if isinstance(x, Box):
-        return Box(-x.hi, -x.lo, x.nonzero, x.cell[:2] + (-x.cell[2],) if x.cell else ())
+        return Box(-x.hi, -x.lo, x.nonzero, x.cell[:2] + (-x.cell[2],) + x.cell[3:] if x.cell else ())
     return x.neg()
 
 
 def cell_cmp(x: tuple, y: tuple, P: fmpz_poly) -> int:
-    """cmp(u, v) for u and v in cells of the cells witness, each (lo, hi, sign): the half-open
+    """cmp(u, v) for u and v in cells of the cells witness, each (lo, hi, sign, one): the half-open
     cell [lo, hi) in ν units, or its mirror image (−hi, −lo] when sign < 0 (the witness is of
-    ν = 2λ·2^(−2e): one positive factor on both sides, so the order is the ν order).  P is
-    charpoly(J·Z·Zᵀ); each cell holds one value (the cells witness checks it).
+    ν = 2λ·2^(−2e): one positive factor on both sides, so the order is the ν order); ``one``:
+    the cell's roots are one value of P = charpoly(J·Z·Zᵀ) (the cells witness decides it).
 
-    Sets that do not meet order u and v strictly.  Where they meet, u = v exactly when the
-    intersection holds a root of Q = gcd(P(x), P(−x)): such a root w is P's one value in the
-    cell of u, and ±w is P's value in the cell of v, so w = u = v; conversely u = v is such a
-    root.  Otherwise u ≠ v (exactly) but the cells do not say which is larger: undecided (the
-    kernel does not refine cells; the producer must give cells that separate what Definition 6
-    compares).  Two different values are never declared equal.
+    Sets that do not meet order u and v strictly.  Where they meet and both cells hold one
+    value, u = v exactly when the intersection holds a root of Q = gcd(P(x), P(−x)): such a
+    root w is P's one value in the cell of u, and ±w is P's value in the cell of v, so
+    w = u = v; conversely u = v is such a root.  Otherwise (no such root, or a cell that holds
+    two distinct values, where w may be the other one) the cells do not say how u and v
+    compare: undecided (the kernel does not refine cells; the producer must give cells that
+    separate what Definition 6 compares).  Two different values are never declared equal.
 
     >>> P = fmpz_poly([-8, 1]) * fmpz_poly([-2, 1]) * fmpz_poly([8, 1]) ** 2   # ν = 8, 2, −8, −8
-    >>> cell_cmp((fmpq(8), fmpq(16), 1), (fmpq(-8), fmpq(0), -1), P)        # 8 and −(−8) meet at 8
+    >>> cell_cmp((fmpq(8), fmpq(16), 1, True), (fmpq(-8), fmpq(0), -1, True), P)   # 8 and −(−8) meet at 8
     0
-    >>> cell_cmp((fmpq(2), fmpq(4), 1), (fmpq(-8), fmpq(-4), -1), P), cell_cmp((fmpq(8), fmpq(16), 1), (fmpq(-4), fmpq(-2), -1), P)
+    >>> cell_cmp((fmpq(2), fmpq(4), 1, True), (fmpq(-8), fmpq(-4), -1, True), P), cell_cmp((fmpq(8), fmpq(16), 1, True), (fmpq(-4), fmpq(-2), -1, True), P)
     (-1, 1)
+    >>> P2 = fmpz_poly([-8, 1]) * fmpz_poly([-9, 1]) * fmpz_poly([8, 1])   # ν = 8, 9 in one cell, −8
+    >>> cell_cmp((fmpq(8), fmpq(16), 1, False), (fmpq(-8), fmpq(0), -1, True), P2)
+    Traceback (most recent call last):
+    ...
+    qkverify.kernel.jsonio.Undecided: a cell holding two distinct eigenvalues meets another one: the cells witness does not order them (Definition 6 needs cells that separate α_j from β_j)
     """
     (a, b, ca), (c, d, cb) = (_closure(x), _closure(y))
     if b < c or (b == c and not (ca[1] and cb[0])):
@@ -258,6 +264,9 @@ def cell_cmp(x: tuple, y: tuple, P: fmpz_poly) -> int:
         return 1
     lo, lo_closed = (a, ca[0]) if a > c else ((c, cb[0]) if c > a else (a, ca[0] and cb[0]))
     hi, hi_closed = (b, ca[1]) if b < d else ((d, cb[1]) if d < b else (b, ca[1] and cb[1]))
+    if not (x[3] and y[3]):
+        raise Undecided("a cell holding two distinct eigenvalues meets another one: the cells witness does not "
+                        "order them (Definition 6 needs cells that separate α_j from β_j)")
     if roots_in(squarefree(P.gcd(mirror(P))), lo, hi, lo_closed, hi_closed) > 0:
         return 0
     raise Undecided("two different eigenvalues lie in cells that meet: the cells witness does not order them "
@@ -265,6 +274,6 @@ def cell_cmp(x: tuple, y: tuple, P: fmpz_poly) -> int:
 
 
 def _closure(x: tuple) -> tuple:
-    lo, hi, s = x
+    lo, hi, s = x[:3]
     return (lo, hi, (True, False)) if s > 0 else (-hi, -lo, (False, True))
 
