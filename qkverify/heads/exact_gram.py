@@ -614,7 +614,11 @@ def gram_data(W_Q: np.ndarray, W_K: np.ndarray) -> GramData:
         slices, b = [], 0
     else:
         M = np.concatenate([np.asarray(W_K, np.float64), np.asarray(W_Q, np.float64)], axis=0)
-        slices, b, e, Zi = _dyadic(M, N, 24 if f32 else 53)
+        # the lowest set bit of every entry located (mbits 53) even for float32 values: e is then the
+        # exponent of the largest power of two dividing every entry, the one the kernel reads from the
+        # weights (with mbits 24 a float32 head spanning over 62 binary orders, e.g. float16 weights
+        # from 2^-24 to 6e4, kept a factor 2^23 in Z: "scale exponent -47 ≠ -24")
+        slices, b, e, Zi = _dyadic(M, N, 53)
         if Zi is not None:              # an integer matrix below 2^62 (float64, dequantised GGUF): the blocked route
             parts = _window_parts(Zi)
     if parts is None:

@@ -152,14 +152,44 @@ def _one_head_model(folder, q, k):
     return folder
 
 
+def _heads_then_verify(tmp_path, q, k):
+    from qkverify.cli import main
+
+    m = _one_head_model(tmp_path / "m", q, k)
+    out = tmp_path / "out"
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(buf):
+        assert main(["heads", str(m), "--out", str(out), "--jobs", "1", "--no-plot", "--no-report",
+                     "--quiet"]) == 0
+    for name in ("L00H00.json", "L00H00.profile.json"):
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(buf):
+            rc = main(["verify", str(out / name)])
+        assert rc == 0, buf.getvalue()
+
+
+def test_float16_head_spanning_over_62_binary_orders_verifies(tmp_path):
+    """float16 weights from 2^-24 to 6e4 (read as float32: exponents 63 orders apart with the
+    24-bit mantissa, past the int64 route): the producer's scale exponent was the smallest
+    float32 exponent minus 24, keeping a factor 2^23 in Z, where the kernel removes every common
+    power of two ("scale exponent -47 ≠ -24": both certificates invalid).  Now e is the
+    exponent of the largest power of two dividing every entry, on both sides."""
+    rng = np.random.default_rng(11)
+    q = (rng.standard_normal((2, 8)) * 4).astype(np.float16)
+    k = (rng.standard_normal((2, 8)) * 4).astype(np.float16)
+    q[0, 3] = np.float16(2.0 ** -24)          # the smallest float16 subnormal
+    k[1, 5] = np.float16(60000.0)
+    _heads_then_verify(tmp_path, q, k)
+
+
 def test_finding_rank2_head_certificate_is_valid(tmp_path):
     """W_Q = A·B, W_K = C·B in float32 (rank 2 up to rounding; 4 x 16): the characteristic
     polynomial of X = J·Z·Zᵀ is squarefree (8 distinct eigenvalues), yet the producer merges
     two distinct negative eigenvalues that share the cell [−2^16, −2^15) (k = −2, level 13,
-    g = 28) into one cell ``[-2, 13, 2]``; the kernel (since 8b64d10) requires the c roots of
-    a cell with c > 1 to be one value and calls both certificates invalid.  Same bytes at
-    6d0e2eb: not caused by the speed work.  The producer must refine same-sign eigenvalues
-    that share a cell until they separate (or the kernel accept distinct roots)."""
+    g = 28) into one cell ``[-2, 13, 2]``; the kernel (since 8b64d10) required the c roots of
+    a cell with c > 1 to be one value and called both certificates invalid.  Same bytes at
+    6d0e2eb: not caused by the speed work.  Fixed in the kernel: a cell may hold distinct
+    roots (a true count); only the equality of two cells' values needs one value in each."""
     from qkverify.cli import main
 
     rng = np.random.default_rng(3)
