@@ -190,23 +190,11 @@ def test_finding_rank2_head_certificate_is_valid(tmp_path):
     a cell with c > 1 to be one value and called both certificates invalid.  Same bytes at
     6d0e2eb: not caused by the speed work.  Fixed in the kernel: a cell may hold distinct
     roots (a true count); only the equality of two cells' values needs one value in each."""
-    from qkverify.cli import main
-
     rng = np.random.default_rng(3)
     b = rng.standard_normal((2, 16)).astype(np.float32)
     q = rng.standard_normal((4, 2)).astype(np.float32) @ b
     k = rng.standard_normal((4, 2)).astype(np.float32) @ b
-    m = _one_head_model(tmp_path / "m", q, k)
-    out = tmp_path / "out"
-    buf = io.StringIO()
-    with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(buf):
-        assert main(["heads", str(m), "--out", str(out), "--jobs", "1", "--no-plot", "--no-report",
-                     "--quiet"]) == 0
-    for name in ("L00H00.json", "L00H00.profile.json"):
-        buf = io.StringIO()
-        with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(buf):
-            rc = main(["verify", str(out / name)])
-        assert rc == 0, buf.getvalue()
+    _heads_then_verify(tmp_path, q, k)
 
 
 # --------------------------------------------------------------------------------------------
