@@ -56,7 +56,7 @@ from flint import arb, arb_mat, ctx, fmpz_mat
 
 from ..exact.intervals import arb_bounds
 from .exact_gram import TINY as _TINY
-from .exact_gram import U, swap_matrix
+from .exact_gram import U, scale2, swap_matrix
 
 
 class EnclosureFailed(ArithmeticError):
@@ -293,39 +293,6 @@ def _balls(lo: np.ndarray, hi: np.ndarray, s: int) -> list:
     lo = scale2(lo, s)
     hi = scale2(hi, s)
     return [arb(x).union(arb(y)) if x != y else arb(x) for x, y in zip(lo.tolist(), hi.tolist())]
-
-
-def scale2(x, e):
-    """``np.ldexp(x, e)`` bit for bit, about ten times faster: for a float64 array x, x·2^e by one
-    multiplication by the exact power of two 2^e whenever every 2^e is a normal float (an integer
-    ``e``, or an integer array that broadcasts against ``x``).  IEEE multiplication rounds x·2^e
-    correctly, and so does ldexp (exact unless the result under- or overflows, then correctly
-    rounded / ±inf alike); outside that exponent range, or for any other x, ldexp itself.
-
-    >>> import numpy as np
-    >>> x = np.array([3.0, -0.75, 5e-324, 1e300, float("nan")])
-    >>> all(np.array_equal(scale2(x, e), np.ldexp(x, e), equal_nan=True) for e in (-1100, -1074, -60, 0, 7, 20))
-    True
-    """
-    if getattr(x, "dtype", None) != np.float64:
-        # a float32 / float16 x would take the product in its own type (NumPy's weak Python
-        # scalars: 2^200 is inf in float32) and an array exponent would promote it to float64
-        return np.ldexp(x, e)
-    if isinstance(e, (int, np.integer)):
-        e = int(e)
-        return x * _P2F(e) if -1022 <= e <= 1023 else np.ldexp(x, e)
-    e = np.asarray(e)
-    if e.size and int(e.min()) >= -1022 and int(e.max()) <= 1023:
-        return x * np.ldexp(1.0, e)
-    return np.ldexp(x, e)
-
-
-@functools.lru_cache(maxsize=4096)
-def _P2F(e: int) -> float:
-    """2^e as a float (exact for −1074 ≤ e ≤ 1023)."""
-    import math
-
-    return math.ldexp(1.0, e)
 
 
 def _up(x):

@@ -20,6 +20,7 @@ over blocks of columns and three symmetric rank-k updates per block
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -36,6 +37,40 @@ RANK_PRIME = 2147483647
 U = 2.0 ** -53
 #: absorbs every possible underflow contribution of a float64 bound
 TINY = 2.0 ** -1000
+
+
+def scale2(x, e):
+    """``np.ldexp(x, e)`` bit for bit, about ten times faster: for a float64 array x, x·2^e by one
+    multiplication by the exact power of two 2^e whenever every 2^e is a normal float (an integer
+    ``e``, or an integer array that broadcasts against ``x``).  IEEE multiplication rounds x·2^e
+    correctly, and so does ldexp (exact unless the result under- or overflows, then correctly
+    rounded / ±inf alike); outside that exponent range, or for any other x, ldexp itself.
+
+    >>> import numpy as np
+    >>> x = np.array([3.0, -0.75, 5e-324, 1e300, float("nan")])
+    >>> all(np.array_equal(scale2(x, e), np.ldexp(x, e), equal_nan=True) for e in (-1100, -1074, -60, 0, 7, 20))
+    True
+    """
+    if getattr(x, "dtype", None) != np.float64:
+        # a float32 / float16 x would take the product in its own type (NumPy's weak Python
+        # scalars: 2^200 is inf in float32) and an array exponent would promote it to float64
+        return np.ldexp(x, e)
+    if isinstance(e, (int, np.integer)):
+        e = int(e)
+        return x * _P2F(e) if -1022 <= e <= 1023 else np.ldexp(x, e)
+    e = np.asarray(e)
+    if e.size and int(e.min()) >= -1022 and int(e.max()) <= 1023:
+        return x * np.ldexp(1.0, e)
+    return np.ldexp(x, e)
+
+
+@functools.lru_cache(maxsize=4096)
+def _P2F(e: int) -> float:
+    """2^e as a float (exact for −1074 ≤ e ≤ 1023)."""
+    import math
+
+    return math.ldexp(1.0, e)
+
 
 
 @dataclass
@@ -123,9 +158,8 @@ class GramData:
         for sh, P in self.parts:
             k = sh - s
             # int64 < 2^62 -> float64 may round (≤ u relative); the scaling by 2^k is exact or, below
-            # the normal range, one correct rounding: a product with the normal float 2^k rounds the
-            # same as ldexp, in one pass
-            t = np.multiply(P, 2.0 ** k) if -1022 <= k <= 1023 else np.ldexp(P.astype(np.float64), k)
+            # the normal range, one correct rounding (:func:`scale2`)
+            t = scale2(P.astype(np.float64), k)
             if Gm is None:
                 Gm, absum = t, np.abs(t)
             else:
