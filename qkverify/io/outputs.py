@@ -67,7 +67,12 @@ def temp_path(target: str | Path) -> Path:
     (True, '/tmp/x', True)
     """
     t = Path(target)
-    return t.parent / f".{t.name}.{_host()}.{os.getpid()}.{secrets.token_hex(6)}.tmp"
+    return t.parent / _temp_name(t.name)
+
+
+def _temp_name(name: str) -> str:
+    """The name of a fresh temporary for a file called ``name`` (:data:`TEMP_PATTERN`)."""
+    return f".{name}.{_host()}.{os.getpid()}.{secrets.token_hex(6)}.tmp"
 
 
 def _pid_alive(pid: int) -> bool:
@@ -211,7 +216,7 @@ def atomic_write_bytes(path: str | Path, data: bytes, mode: int = 0o644) -> Path
     if _dir_key(folder) not in _ready:  # first write here: create the folder, clean it
         ensure_dir(folder)
         clean_stale_temporaries(folder)
-    tmp = os.path.join(folder, f".{p.name}.{_host()}.{os.getpid()}.{secrets.token_hex(6)}.tmp")  # temp_path(p)
+    tmp = os.path.join(folder, _temp_name(p.name))
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
     try:
         try:
